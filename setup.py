@@ -1,0 +1,53 @@
+"Packaging for ssbnn: every value comes from settings.ini (nbdev 2 layout)."
+from configparser import ConfigParser
+import shlex
+import setuptools
+
+cfg = ConfigParser(delimiters=['='])
+cfg.read('settings.ini', encoding='utf-8')
+cfg = cfg['DEFAULT']
+
+expected = ('version description keywords author author_email license status min_python '
+            'audience language lib_name user git_url').split()
+missing = [k for k in expected if k not in cfg]
+if missing: raise SystemExit(f"settings.ini is missing: {', '.join(missing)}")
+
+licenses = {'apache2': ('Apache Software License 2.0', 'OSI Approved :: Apache Software License'),
+            'mit': ('MIT License', 'OSI Approved :: MIT License')}
+statuses = ['1 - Planning', '2 - Pre-Alpha', '3 - Alpha', '4 - Beta', '5 - Production/Stable', '6 - Mature', '7 - Inactive']
+py_versions = '3.10 3.11 3.12 3.13'.split()
+
+lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
+min_python = cfg['min_python']
+requirements = shlex.split(cfg.get('requirements', ''))
+dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
+
+setuptools.setup(
+    name=cfg['lib_name'],
+    license=lic[0],
+    classifiers=[
+        'Development Status :: ' + statuses[int(cfg['status'])],
+        'Intended Audience :: ' + cfg['audience'].title(),
+        'Natural Language :: ' + cfg['language'].title(),
+    ] + ['Programming Language :: Python :: ' + o for o in py_versions[py_versions.index(min_python):]]
+      + (['License :: ' + lic[1]] if lic[1] else []),
+    url=cfg['git_url'],
+    packages=setuptools.find_packages(include=[cfg['lib_path'], cfg['lib_path'] + '.*']),
+    include_package_data=True,
+    install_requires=requirements,
+    extras_require={'dev': dev_requirements},
+    dependency_links=cfg.get('dep_links', '').split(),
+    python_requires='>=' + min_python,
+    long_description=open('README.md', encoding='utf-8').read(),
+    long_description_content_type='text/markdown',
+    zip_safe=False,
+    entry_points={
+        'console_scripts': cfg.get('console_scripts', '').split(),
+        'nbdev': [f"{cfg.get('lib_path')}={cfg.get('lib_path')}._modidx:d"],
+    },
+    version=cfg['version'],
+    description=cfg['description'],
+    keywords=cfg['keywords'],
+    author=cfg['author'],
+    author_email=cfg['author_email'],
+)

@@ -1,0 +1,49 @@
+"The installed package: its public API, its version, and that ssbnn/ is exactly what the notebooks export."
+import configparser, filecmp, shutil, subprocess
+import torch
+import ssbnn
+from ssbnn import core
+from conftest import ROOT, console
+
+
+def test_version_matches_settings():
+    cfg = configparser.ConfigParser(); cfg.read(ROOT / "settings.ini")
+    assert ssbnn.__version__ == cfg["DEFAULT"]["version"]
+
+
+def test_front_door_exports():
+    for name in ["SSBNN", "load_digits_splits", "labelled_subset", "DigitsAugment", "DigitsCNN", "ProjectionHead",
+                 "ContrastiveELBO", "make_task", "PretrainConfig", "evaluate", "MAPClassifier", "LastLayerLaplace"]:
+        assert name in core.__all__, name
+        assert hasattr(core, name), name
+    assert len(core.__all__) <= 20            # a small public API
+
+
+def test_estimator_api_end_to_end():
+    d = core.load_digits_splits()
+    m = core.SSBNN(encoder=core.DigitsCNN(width=8, dim=32), device="cpu").pretrain(d.x_train, epochs=3, batch_size=256, progress=False)
+    i = core.labelled_subset(d.y_train, 30, seed=0)
+    p = m.fit(d.x_train[i], d.y_train[i], val=(d.x_val, d.y_val)).predict_proba(d.x_test)
+    assert p.shape == (360, 10) and torch.allclose(p.sum(1), torch.ones(360), atol=1e-5)
+    r = core.evaluate(p, d.y_test)
+    assert set(r) == {"accuracy", "nll", "ece"} and 0 <= r["accuracy"] <= 1
+
+
+def test_pretraining_is_seeded():
+    d = core.load_digits_splits()
+    ws = []
+    for _ in range(2):
+        m = core.SSBNN(encoder=core.DigitsCNN(width=4, dim=8), device="cpu", seed=3)
+        ws.append(m.pretrain(d.x_train[:300], epochs=2, batch_size=100, progress=False).encoder.state_dict())
+    assert all(torch.equal(a, b) for a, b in zip(ws[0].values(), ws[1].values()))
+
+
+def test_library_is_what_the_notebooks_export(tmp_path):
+    "nbdev_export on a copy of the tree leaves ssbnn/ unchanged: the library is in sync with nbs/."
+    for name in ("nbs", "ssbnn"): shutil.copytree(ROOT / name, tmp_path / name, symlinks=True)
+    for name in ("settings.ini", "setup.py", "pyproject.toml", "_quarto.yml", "README.md"): shutil.copy(ROOT / name, tmp_path / name)
+    r = subprocess.run([console("nbdev_export")], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    cmp = filecmp.dircmp(ROOT / "ssbnn", tmp_path / "ssbnn", ignore=["__pycache__"])
+    assert not (cmp.diff_files or cmp.left_only or cmp.right_only), \
+        f"ssbnn/ differs from the notebooks' export: {cmp.diff_files + cmp.left_only + cmp.right_only}; run `make export`"

@@ -1,0 +1,44 @@
+"""Execute notebooks and save their outputs in place, so that the docs and the README show real results.
+
+    python tools/run_nbs.py nbs/04_train.ipynb ...      # run every cell, `#| slow` ones included
+    python tools/run_nbs.py --skip cuda slow nbs/*.ipynb
+
+Cells marked `#| eval: false` never run; cells with a flag named in --skip keep their saved outputs (by default `cuda`
+cells are skipped where no GPU is present, so outputs saved from a GPU run survive a CPU re-run). Uses execnb, the
+engine behind nbdev_test.
+"""
+import argparse, sys, time
+from pathlib import Path
+
+
+def run(path:Path, skip:set) -> float:
+    "Execute the notebook at `path` (from its folder), skipping `skip`-flagged cells, and save it; returns seconds."
+    from execnb.nbio import read_nb, write_nb
+    from execnb.shell import CaptureShell
+    from fastcore.xtras import working_directory
+    from nbdev.process import extract_directives
+
+    def _skip(cell):
+        if cell.cell_type != "code": return True
+        d = extract_directives(cell, remove=False)
+        if d.get("eval:", [""])[0].lower() == "false": return True
+        return bool(skip & d.keys())
+
+    nb = read_nb(path)
+    t = time.time()
+    with working_directory(path.parent):
+        CaptureShell(path).run_all(nb, exc_stop=True, preproc=_skip)
+    write_nb(nb, path)
+    return time.time() - t
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("notebooks", nargs="+", type=Path)
+    p.add_argument("--skip", nargs="*", default=None, help="flags whose cells are not run (default: cuda without a GPU)")
+    a = p.parse_args()
+    if a.skip is None:
+        import torch
+        a.skip = [] if torch.cuda.is_available() else ["cuda"]
+    for nb in a.notebooks:
+        print(f"{nb}: {run(nb, set(a.skip)):.0f} s", flush=True)
