@@ -47,3 +47,12 @@ def test_library_is_what_the_notebooks_export(tmp_path):
     cmp = filecmp.dircmp(ROOT / "ssbnn", tmp_path / "ssbnn", ignore=["__pycache__"])
     assert not (cmp.diff_files or cmp.left_only or cmp.right_only), \
         f"ssbnn/ differs from the notebooks' export: {cmp.diff_files + cmp.left_only + cmp.right_only}; run `make export`"
+
+
+def test_modules_compile_without_warnings():
+    "No module emits a SyntaxWarning (e.g. a LaTeX backslash in a docstring) on Python 3.12+."
+    import warnings
+    for f in sorted((ROOT / "ssbnn").glob("*.py")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(f.read_text(), str(f), "exec")
