@@ -26,9 +26,9 @@ def test_short_run_end_to_end(tmp_path):
     assert len(recs) == 2 * 2 * 4                                   # budgets x seeds x methods
     assert {r["method"] for r in recs} == {"ss-bnn", "ss-map", "map", "ll-laplace"}
     assert {r["labels"] for r in recs} == {10, 30}
-    for r in recs:
-        assert 0 <= r["accuracy"] <= 1 and r["nll"] > 0 and 0 <= r["ece"] <= 1
-        assert {"dataset", "method", "labels", "seed"} <= r.keys()
+    for rec in recs:
+        assert 0 <= rec["accuracy"] <= 1 and rec["nll"] > 0 and 0 <= rec["ece"] <= 1
+        assert {"dataset", "method", "labels", "seed"} <= rec.keys()
     assert res["meta"]["config"]["epochs"] == 2 and res["meta"]["device"]
     report = (out / "report.md").read_text()
     assert "NLL" in report and "SS-BNN" in report and "metrics_vs_labels.png" in report

@@ -33,6 +33,7 @@ def test_pretraining_is_seeded():
     d = core.load_digits_splits()
     ws = []
     for _ in range(2):
+        torch.manual_seed(0)                  # a user-built encoder is initialised by the caller's RNG
         m = core.SSBNN(encoder=core.DigitsCNN(width=4, dim=8), device="cpu", seed=3)
         ws.append(m.pretrain(d.x_train[:300], epochs=2, batch_size=100, progress=False).encoder.state_dict())
     assert all(torch.equal(a, b) for a, b in zip(ws[0].values(), ws[1].values()))
