@@ -1,7 +1,7 @@
 """Execute notebooks and save their outputs in place, so that the docs and the README show real results.
 
     python tools/run_nbs.py nbs/04_train.ipynb ...      # run every cell, `#| slow` ones included
-    python tools/run_nbs.py --skip cuda slow nbs/*.ipynb
+    python tools/run_nbs.py --skip cuda --skip slow nbs/*.ipynb
 
 Cells marked `#| eval: false` never run; cells with a flag named in --skip keep their saved outputs (by default `cuda`
 cells are skipped where no GPU is present, so outputs saved from a GPU run survive a CPU re-run). Uses execnb, the
@@ -35,7 +35,7 @@ def run(path:Path, skip:set) -> float:
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("notebooks", nargs="+", type=Path)
-    p.add_argument("--skip", nargs="*", default=None, help="flags whose cells are not run (default: cuda without a GPU)")
+    p.add_argument("--skip", action="append", default=None, help="flags whose cells are not run (default: cuda without a GPU)")
     a = p.parse_args()
     if a.skip is None:
         import torch

@@ -1,0 +1,33 @@
+"CIFAR-10 from the packed archive on the build machines (../shared/data): skipped cleanly where it is absent."
+import json, os, subprocess, sys
+from pathlib import Path
+import numpy as np
+import pytest
+from conftest import ROOT
+
+ARCHIVE = Path(os.environ.get("SSBNN_CIFAR_ARCHIVE", ROOT.parent / "shared" / "data" / "cifar10_train.npz"))
+needs_archive = pytest.mark.skipif(not ARCHIVE.exists(), reason=f"no CIFAR-10 archive at {ARCHIVE}")
+
+
+@needs_archive
+def test_archive_decodes_to_cifar10():
+    from ssbnn.data import read_jpeg_archive, splits_from_arrays
+    x, y = read_jpeg_archive(ARCHIVE)
+    assert x.shape == (50_000, 32, 32, 3) and x.dtype == np.uint8
+    assert np.bincount(y).tolist() == [5000] * 10
+    s = splits_from_arrays(x, y, val=1000, test=5000, name="cifar10")
+    assert (len(s.y_train), len(s.y_val), len(s.y_test)) == (44_000, 1000, 5000)
+    assert s.x_train.dtype.is_floating_point is False        # kept as uint8
+
+
+@needs_archive
+def test_benchmark_script_runs_on_cpu(tmp_path):
+    out = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "1000",
+                        "--eval", "200", "--val", "100", "--epochs", "0.25", "--batch-size", "100", "--budgets", "",
+                        "--no-compile", "--device", "cpu", "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads(out.read_text())
+    for k in ("views_per_second", "seconds_per_epoch", "knn_accuracy", "device", "torch", "history", "augment", "command"):
+        assert k in res, k
+    assert res["views_per_second"] > 0 and 0 <= res["knn_accuracy"] <= 1
