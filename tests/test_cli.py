@@ -66,3 +66,33 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, expect):
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and expect in lines[0] and "Traceback" not in r.stderr, r.stderr
+
+
+def test_evaluate_help_and_bad_input(tmp_path):
+    from conftest import console
+    r = subprocess.run([console("ssbnn-evaluate"), "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "--methods" in r.stdout and "--corruptions" in r.stdout
+    for args, expect in ((["--methods", "map,bayes"], "unknown method"), (["--corruptions", "rain"], "unknown corruption"),
+                         (["--data", "cifar10"], "needs --root"), (["--data", "cifar10", "--root", str(tmp_path / "none")], "download=True")):
+        r = subprocess.run([console("ssbnn-evaluate"), *args, "--out", str(tmp_path / "o"), "--quiet"], capture_output=True, text=True, timeout=300)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and expect in lines[0], r.stderr
+
+
+def test_evaluate_short_digits_run(tmp_path):
+    from conftest import console
+    out = tmp_path / "eval"
+    r = subprocess.run([console("ssbnn-evaluate"), "--epochs", "3", "--budgets", "20", "--seeds", "1", "--methods", "ss-bnn,map,ll-laplace",
+                        "--corruptions", "contrast,fog", "--device", "cpu", "--quiet", "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert {p.name for p in out.iterdir()} == {"results.json", "tables.md", "evaluation.png"}
+    recs = json.loads((out / "results.json").read_text())["records"]
+    assert {x["method"] for x in recs} == {"ss-bnn", "map", "ll-laplace"}
+    assert all({"c_accuracy", "c_nll", "ood_auroc"} <= x.keys() for x in recs)
+    assert "OOD detection AUROC" in (out / "tables.md").read_text()
+
+
+def test_pretrain_cli_bad_input(tmp_path):
+    from conftest import console
+    r = subprocess.run([console("ssbnn-pretrain"), "--root", str(tmp_path / "none"), "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "--download" in r.stderr

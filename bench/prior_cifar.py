@@ -1,0 +1,85 @@
+"""Table 1 of the paper on CIFAR-10: prior evaluation scores of BNN priors (ResNet-20-FRN) and the self-supervised prior.
+
+    python bench/prior_cifar.py --archive cifar10_train.npz --model runs/c10-200/model.pt      # a pretrained SS-BNN
+    python bench/prior_cifar.py --archive cifar10_train.npz --epochs 200                      # or pretrain here
+
+Pairs (augmented view, same class, different class) come from held-out images. Writes a JSON with every figure
+(alpha and its bootstrap interval per prior, the time of rho for the SS prior) and the KDE figure next to it.
+"""
+import argparse, json, os, sys, time
+from pathlib import Path
+import numpy as np
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--archive", type=Path, required=True)
+    p.add_argument("--model", type=Path, default=None, help="model.pt from ssbnn-pretrain (else pretrain --epochs here)")
+    p.add_argument("--epochs", type=float, default=200)
+    p.add_argument("--pairs", type=int, default=1000, help="pairs per group (default 1000)")
+    p.add_argument("--ss-samples", type=int, default=4096)
+    p.add_argument("--bnn-samples", type=int, default=8192)
+    p.add_argument("--bnn-batch", type=int, default=64, help="networks evaluated at once")
+    p.add_argument("--limit", type=int, default=0, help="use a random subset of the images (smoke tests)")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--out", type=Path, default=None)
+    a = p.parse_args(argv)
+
+    import torch
+    import matplotlib; matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from ssbnn.data import read_jpeg_archive, splits_from_arrays
+    from ssbnn.cifar import cifar_ssbnn
+    from ssbnn.augment import SimCLRAugment
+    from ssbnn.train import PretrainConfig, get_device
+    from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network, ResNet20FRN, prior_score_ci, plot_kde
+
+    device = get_device(a.device)
+    x, y = read_jpeg_archive(a.archive, threads=16)
+    if a.limit:
+        keep = np.random.default_rng(0).permutation(len(y))[:a.limit]; x, y = x[keep], y[keep]
+    data = splits_from_arrays(x, y, val=min(1000, len(y) // 10), test=min(5000, len(y) // 5), name="cifar10")
+    model = cifar_ssbnn(device=device)
+    if a.model: model.load(a.model)
+    else: model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(1000, len(data.x_train)),
+                                                                 device=str(device), compile=device.type == "cuda"))
+    pairs = make_pairs(data.x_val, data.y_val, a.pairs, SimCLRAugment(), seed=0)     # held-out images
+
+    gen = lambda: torch.Generator(device).manual_seed(0)
+    feats = {k: (model.features(xa), model.features(xb)) for k, (xa, xb) in pairs.items()}
+    if device.type == "cuda": torch.cuda.synchronize()
+    t = time.perf_counter()
+    rho = {"self-supervised": {k: rho_linear(*feats[k], n_samples=a.ss_samples, generator=gen()) for k in GROUPS}}
+    if device.type == "cuda": torch.cuda.synchronize()
+    t_ss = (time.perf_counter() - t) / len(GROUPS)
+
+    bnn = ResNet20FRN().to(device)
+    t = time.perf_counter()
+    for prior in ("gaussian", "laplace"):
+        rho[f"BNN, {prior}"] = {k: rho_network(bnn, xa.to(device), xb.to(device), a.bnn_samples, prior, 0.2, a.bnn_batch, gen())
+                                for k, (xa, xb) in pairs.items()}
+    t_bnn = (time.perf_counter() - t) / (2 * len(GROUPS))
+
+    res = {"pairs_per_group": a.pairs, "ss_samples": a.ss_samples, "bnn_samples": a.bnn_samples,
+           "seconds_rho_ss_per_group": t_ss, "seconds_rho_bnn_per_group": t_bnn,
+           "paper": {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]},
+           "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu", "torch": torch.__version__,
+           "model": str(a.model) if a.model else f"pretrained here for {a.epochs:g} epochs",
+           "command": "python bench/prior_cifar.py " + " ".join(sys.argv[1:] if argv is None else argv)}
+    for name, r in rho.items():
+        s, lo, hi = prior_score_ci(*[r[k] for k in GROUPS])
+        res[name] = {"alpha": s, "interval_95": [lo, hi], "mean_log_rho": {k: float(v.clamp_min(1e-12).log().mean()) for k, v in r.items()}}
+        print(f"{name:>18}: alpha {s:.3f} ({lo:.3f}-{hi:.3f}); paper {res['paper'][name][0]} ± {res['paper'][name][1]}")
+    print(f"rho, self-supervised prior: {t_ss:.2f} s per {a.pairs} pairs x {a.ss_samples} samples")
+
+    out = a.out or Path(__file__).parent / "results" / f"prior_cifar10_{res['device'].split()[1] if ' ' in res['device'] else 'cpu'}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp"); tmp.write_text(json.dumps(res, indent=1)); os.replace(tmp, out)
+    fig, axs = plt.subplots(1, 3, figsize=(14, 3.4))
+    for ax, (name, r) in zip(axs, rho.items()): plot_kde(r, ax, f"{name} (alpha {res[name]['alpha']:.2f})")
+    fig.tight_layout(); fig.savefig(out.with_suffix(".png"), dpi=110)
+    print(f"wrote {out} and {out.with_suffix('.png')}")
+
+
+if __name__ == "__main__":
+    main()
