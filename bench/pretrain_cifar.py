@@ -8,10 +8,8 @@ as on our build machines; with a network connection, `--torchvision-root DIR` re
 the training images it holds out `--eval` images for evaluation (kNN and Laplace metrics) and `--val` for the Laplace
 prior precision; the rest is the unlabelled set and the kNN memory bank.
 """
-import argparse, json, os, sys, time
+import argparse, json, sys, time
 from pathlib import Path
-
-import numpy as np
 
 
 def main(argv=None):
@@ -36,7 +34,8 @@ def main(argv=None):
     a = p.parse_args(argv)
 
     import torch
-    from ssbnn.data import splits_from_arrays, load_cifar_splits, read_jpeg_archive
+    from ssbnn.data import load_cifar_splits, archive_splits
+    from ssbnn.train import atomic_write
     from ssbnn.cifar import benchmark_pretraining, time_augment, kornia_simclr
     from ssbnn.augment import SimCLRAugment
     from ssbnn.train import get_device
@@ -44,11 +43,7 @@ def main(argv=None):
     t = time.time()
     if a.archive:
         if not a.archive.exists(): sys.exit(f"pretrain_cifar: no archive at {a.archive}")
-        x, y = read_jpeg_archive(a.archive, threads=16)
-        if a.limit:                                   # a random subset: the archive is sorted by class
-            keep = np.random.default_rng(0).permutation(len(y))[:a.limit]
-            x, y = x[keep], y[keep]
-        data = splits_from_arrays(x, y, val=a.val, test=a.eval, name="cifar10")
+        data = archive_splits(a.archive, val=a.val, test=a.eval, limit=a.limit, threads=16)
     else:
         data = load_cifar_splits("cifar10", root=a.torchvision_root, download=True, val=a.val)
     decode_s = time.time() - t
@@ -72,9 +67,7 @@ def main(argv=None):
     res.update(augment=aug, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
     name = f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{res['device'].split()[1] if ' ' in res['device'] else 'cpu'}_{a.epochs:g}ep{'' if a.lars_trust == 1e-3 else f'_trust{a.lars_trust:g}'}.json"
     out = a.out or Path(__file__).parent / "results" / name
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(json.dumps(res, indent=1)); os.replace(tmp, out)
+    atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
     summary = {k: res[k] for k in ("views_per_second", "seconds_per_epoch", "wall_seconds", "peak_gpu_gb", "knn_accuracy", "final_tau", "final_sigma")}
     print(json.dumps(summary, indent=1))
     for r in res["laplace"]: print(f"Laplace readout, {r['labels']} labels: accuracy {r['accuracy']:.3f}, NLL {r['nll']:.3f}, ECE {r['ece']:.3f}")

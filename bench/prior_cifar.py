@@ -6,9 +6,8 @@
 Pairs (augmented view, same class, different class) come from held-out images. Writes a JSON with every figure
 (alpha and its bootstrap interval per prior, the time of rho for the SS prior) and the KDE figure next to it.
 """
-import argparse, json, os, sys, time
+import argparse, json, sys, time
 from pathlib import Path
-import numpy as np
 
 
 def main(argv=None):
@@ -28,17 +27,14 @@ def main(argv=None):
     import torch
     import matplotlib; matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from ssbnn.data import read_jpeg_archive, splits_from_arrays
+    from ssbnn.data import archive_splits
     from ssbnn.cifar import cifar_ssbnn
     from ssbnn.augment import SimCLRAugment
-    from ssbnn.train import PretrainConfig, get_device
+    from ssbnn.train import PretrainConfig, get_device, atomic_write
     from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network, ResNet20FRN, prior_score_ci, plot_kde
 
     device = get_device(a.device)
-    x, y = read_jpeg_archive(a.archive, threads=16)
-    if a.limit:
-        keep = np.random.default_rng(0).permutation(len(y))[:a.limit]; x, y = x[keep], y[keep]
-    data = splits_from_arrays(x, y, val=min(1000, len(y) // 10), test=min(5000, len(y) // 5), name="cifar10")
+    data = archive_splits(a.archive, val=1000, test=5000, limit=a.limit, threads=16)
     model = cifar_ssbnn(device=device)
     if a.model: model.load(a.model)
     else: model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(1000, len(data.x_train)),
@@ -73,11 +69,10 @@ def main(argv=None):
     print(f"rho, self-supervised prior: {t_ss:.2f} s per {a.pairs} pairs x {a.ss_samples} samples")
 
     out = a.out or Path(__file__).parent / "results" / f"prior_cifar10_{res['device'].split()[1] if ' ' in res['device'] else 'cpu'}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp"); tmp.write_text(json.dumps(res, indent=1)); os.replace(tmp, out)
+    atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
     fig, axs = plt.subplots(1, 3, figsize=(14, 3.4))
     for ax, (name, r) in zip(axs, rho.items()): plot_kde(r, ax, f"{name} (alpha {res[name]['alpha']:.2f})")
-    fig.tight_layout(); fig.savefig(out.with_suffix(".png"), dpi=110)
+    fig.tight_layout(); atomic_write(out.with_suffix(".png"), lambda p: fig.savefig(p, dpi=110, format="png"))
     print(f"wrote {out} and {out.with_suffix('.png')}")
 
 

@@ -4,7 +4,7 @@
 
 Uses random 512-d representations and random 32x32 images: the cost does not depend on their values. Writes JSON.
 """
-import argparse, json, os, sys, time
+import argparse, json, sys, time
 from pathlib import Path
 
 
@@ -25,7 +25,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     import torch
     from ssbnn.prior import rho_linear, rho_network, ResNet20FRN
-    from ssbnn.train import get_device
+    from ssbnn.train import get_device, atomic_write
     dev = get_device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     fa, fb = torch.randn(a.pairs, 512, device=dev), torch.randn(a.pairs, 512, device=dev)
@@ -39,8 +39,7 @@ def main(argv=None):
            "command": "python bench/rho_speed.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     print(json.dumps(res, indent=1))
     out = a.out or Path(__file__).parent / "results" / f"rho_speed_{res['device'].split()[1] if ' ' in res['device'] else 'cpu'}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp"); tmp.write_text(json.dumps(res, indent=1)); os.replace(tmp, out)
+    atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
 
 
 if __name__ == "__main__":
