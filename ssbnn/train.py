@@ -21,7 +21,7 @@ __all__ = ['PretrainConfig', 'Optimizer', 'get_device', 'LARS', 'make_optimizer'
            'save_checkpoint', 'load_checkpoint', 'NonFiniteLossError', 'default_alpha', 'LabelledTask', 'KNNMonitor',
            'pretrain']
 
-# %% ../nbs/04_train.ipynb #f00fc409
+# %% ../nbs/04_train.ipynb #dc948ac8
 @dataclass
 class PretrainConfig:
     "Settings of contrastive pretraining; the defaults suit the digits data on a laptop CPU."
@@ -42,6 +42,7 @@ class PretrainConfig:
     lars_trust: float = 1e-3 # LARS trust coefficient eta
     compile: bool = False # torch.compile the encoder (CUDA only)
     monitor_every: float = 0. # epochs between calls of the monitor (0: only at the end)
+    sync_bn: bool = False # under torchrun: synchronise batch norm over all ranks (GPUs only); ignored in one process
 
     def steps(self, n:int) -> int:
         "Number of gradient steps for an unlabelled set of `n` images."
@@ -206,6 +207,12 @@ class KNNMonitor:
         fb, fe = (encode(encoder, x, self.batch_size) for x in (self.x_bank, self.x_eval))
         return {"knn_accuracy": knn_accuracy(fb, self.y_bank, fe, self.y_eval, self.k, self.t)}
 
+# %% ../nbs/04_train.ipynb #2851b8bb
+def _distributed() -> bool:
+    "True in a process of a torchrun launch or of a process group: then `pretrain` runs the distributed loop."
+    import torch.distributed as dist
+    return (dist.is_available() and dist.is_initialized()) or int(os.environ.get("WORLD_SIZE") or 1) > 1
+
 # %% ../nbs/04_train.ipynb #8a92bc43
 def _task_loss(encoder, head, elbo, x, augment, m, gen, device, amp, labelled=None):
     "Draw one task (and a labelled batch for SS-BNN*), encode all images in one batch, and return (loss, ELBO terms)."
@@ -223,7 +230,7 @@ def _task_loss(encoder, head, elbo, x, augment, m, gen, device, amp, labelled=No
     if labelled is None: return terms.loss, terms
     return terms.loss - labelled.alpha * task_elbo(labelled.layer, h[2 * m:], labelled.y[i], gen), terms
 
-# %% ../nbs/04_train.ipynb #be12f52e
+# %% ../nbs/04_train.ipynb #cb27b6f5
 def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
              head:nn.Module, # the projection head g, (B,dim) -> unit vectors (B,D)
              elbo:ContrastiveELBO, # holds log tau and log sigma
@@ -236,6 +243,9 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
              monitor=None, # callable(encoder) -> dict, e.g. a `KNNMonitor`, run every `monitor_every` epochs and at the end
             ) -> list[dict]:
     "Pretrain encoder, head and the variational parameters on fresh contrastive tasks (Algorithm 1); returns the history."
+    if _distributed():                                     # launched by torchrun: the same loop on every rank
+        from ssbnn.distributed import pretrain_ddp
+        return pretrain_ddp(encoder, head, elbo, x, augment, config, checkpoint, progress, labelled, monitor)
     config = config or PretrainConfig()
     x = check_images(x, "unlabelled images", keep_uint8=True)
     if config.batch_size > len(x):
@@ -282,22 +292,29 @@ def _record(step:int, loss, terms, sched, seconds:float) -> dict:
     return {"step": step, "loss": loss.item(), "ell": terms.ell.item(), "kl": terms.kl.item(), "tau": terms.tau.item(),
             "sigma": terms.sigma.item(), "lr": sched.get_last_lr()[0], "seconds": seconds}
 
-# %% ../nbs/04_train.ipynb #b946674f
+# %% ../nbs/04_train.ipynb #889e1a72
 _MODULES = ("encoder", "head", "elbo", "task_layer")
 
-def _save(path, config, mods, opt, sched, gen, step, history):
-    "Checkpoint the whole training state, refusing to store non-finite weights."
+def _save(path, config, mods, opt, sched, gen, step, history, **extra):
+    "Checkpoint the whole training state (and `extra` entries), refusing to store non-finite weights."
     state = {name: m.state_dict() for name, m in zip(_MODULES, mods)}
     if not all(torch.isfinite(v).all() for sd in state.values() for v in sd.values() if v.is_floating_point()):
         raise NonFiniteLossError(f"weights became non-finite by step {step}; the previous checkpoint at {path} is kept")
     state.update(optimizer=opt.state_dict(), scheduler=sched.state_dict(), generator=gen.get_state(), rng=_rng_state(),
-                 step=step, history=history, config=asdict(config), saved=time.time())
+                 step=step, history=history, config=asdict(config), saved=time.time(), **extra)
     save_checkpoint(path, state)
 
-# %% ../nbs/04_train.ipynb #52be467b
+# %% ../nbs/04_train.ipynb #0d125b88
 def _resume(path, config, mods, opt, sched, gen):
     "Restore the training state from the checkpoint at `path`; returns (step, history)."
     state = load_checkpoint(path)
+    if "ranks" in state:
+        raise ValueError(f"checkpoint {path} was written by a distributed run on {len(state['ranks'])} process(es); "
+                         f"resume it the same way (torchrun, {len(state['ranks'])} in all)")
+    return _restore(state, path, config, mods, opt, sched, gen)
+
+def _restore(state, path, config, mods, opt, sched, gen):
+    "Load a checkpoint's `state` into the modules, optimiser, schedule and generators; returns (step, history)."
     _check_resumable(state["config"], config, path)
     if ("task_layer" in state) != (len(mods) == 4):
         raise ValueError(f"checkpoint {path} was made {'with' if 'task_layer' in state else 'without'} labelled data (SS-BNN*); resume it the same way")

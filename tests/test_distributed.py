@@ -1,0 +1,87 @@
+"Pretraining on several processes: a killed 2-rank run resumes exactly, and `ssbnn-pretrain` runs under torchrun (gloo, CPU)."
+import io, json, subprocess
+import numpy as np
+import pytest
+from conftest import console
+
+EPOCHS, BATCH = 3, 64                            # 200 digits, tasks of 64 images (32 per rank): 10 steps
+
+
+def _run(folder, checkpoint=None, crash_at=None, seed=0):
+    "A tiny digits pretraining on this rank, optionally killed at its `crash_at`-th step; returns (state dicts, history)."
+    import torch
+    from ssbnn.data import load_digits_splits
+    from ssbnn.augment import DigitsAugment
+    from ssbnn.models import DigitsCNN, ProjectionHead
+    from ssbnn.elbo import ContrastiveELBO
+    from ssbnn.train import PretrainConfig, pretrain
+    torch.manual_seed(seed)
+    f, g, e = DigitsCNN(width=8, dim=16), ProjectionHead(16, out_dim=8), ContrastiveELBO()
+    if crash_at:
+        real, calls = e.forward, {"n": 0}
+        def crash(*a, **k):
+            calls["n"] += 1
+            if calls["n"] == crash_at: raise KeyboardInterrupt("killed")
+            return real(*a, **k)
+        e.forward = crash
+    cfg = PretrainConfig(epochs=EPOCHS, batch_size=BATCH, checkpoint_every=2, log_every=1, device="cpu")
+    x = load_digits_splits().x_train[:200]
+    try: hist = pretrain(f, g, e, x, DigitsAugment(), cfg, checkpoint=None if checkpoint is None else f"{folder}/{checkpoint}", progress=False)
+    except KeyboardInterrupt: hist = None
+    return {k: v.clone() for m in (f, g, e) for k, v in m.state_dict().items()}, hist
+
+
+def _kill_and_resume(folder):
+    "On every rank: an uninterrupted run, a run killed after its step-4 checkpoint, and its resumption."
+    import torch
+    full, hist_full = _run(folder)
+    _run(folder, "run.pt", crash_at=5)
+    step_killed = torch.load(f"{folder}/run.pt", weights_only=True)["step"]
+    resumed, hist_resumed = _run(folder, "run.pt", seed=7)             # other initial weights: all comes from the checkpoint
+    return {"full": full, "resumed": resumed, "hist_full": hist_full, "hist_resumed": hist_resumed, "killed_at": step_killed}
+
+
+def test_two_rank_run_resumes_exactly(tmp_path):
+    from ssbnn.distributed import run_local
+    ranks = run_local(_kill_and_resume, 2, str(tmp_path), timeout=240)
+    assert [p.name for p in tmp_path.iterdir()] == ["run.pt"]           # one checkpoint, written by rank 0, no leftovers
+    assert ranks[0]["killed_at"] == 4 and len(__import__("torch").load(tmp_path / "run.pt", weights_only=True)["ranks"]) == 2
+    for r in ranks:
+        for k, v in r["full"].items():
+            assert (v == r["resumed"][k]).all(), k                       # bit for bit, every rank's random stream restored
+            if "running_" not in k: assert (v == ranks[0]["full"][k]).all(), k   # the ranks hold the same weights (batch-norm
+                                                                                     # statistics are each rank's own until DDP
+                                                                                     # broadcasts rank 0's at the next step)
+    drop = lambda h: [{k: v for k, v in row.items() if k != "seconds"} for row in h]
+    assert drop(ranks[0]["hist_resumed"]) == drop(ranks[0]["hist_full"]) == drop(ranks[1]["hist_full"])
+    assert ranks[0]["hist_full"][-1]["step"] == 10
+
+
+def _tiny_archive(path, n=120, size=16):
+    "A packed-JPEG archive of `n` random `size`x`size` images in ten classes (the format of `read_jpeg_archive`)."
+    from PIL import Image
+    rng = np.random.default_rng(0)
+    blobs = []
+    for _ in range(n):
+        buf = io.BytesIO()
+        Image.fromarray(rng.integers(0, 256, (size, size, 3), dtype=np.uint8)).save(buf, format="JPEG")
+        blobs.append(np.frombuffer(buf.getvalue(), dtype=np.uint8))
+    offsets = np.concatenate([[0], np.cumsum([len(b) for b in blobs])])
+    np.savez(path, jpeg=np.concatenate(blobs), offsets=offsets, labels=np.arange(n) % 10, classes=np.array([str(c) for c in range(10)]))
+    return path
+
+
+def test_torchrun_launches_ssbnn_pretrain(tmp_path):
+    "`torchrun --nproc_per_node=2` runs the CLI on two gloo processes; rank 0 alone prints and writes; a second launch resumes."
+    archive, out = _tiny_archive(tmp_path / "tiny.npz"), tmp_path / "run"
+    cmd = [console("torchrun"), "--standalone", "--nproc_per_node=2", "--no-python", console("ssbnn-pretrain"),
+           "--archive", str(archive), "--eval", "20", "--epochs", "1", "--batch-size", "16", "--no-compile",
+           "--device", "cpu", "--quiet", "--out", str(out)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.count("ssbnn-pretrain:") == 1 and "on 2 processes" in r.stdout and r.stdout.count("done:") == 1, r.stdout
+    assert {p.name for p in out.iterdir()} == {"pretrain.ckpt", "model.pt", "history.json"}
+    hist = json.loads((out / "history.json").read_text())
+    assert hist[-1]["step"] == 6 and "knn_accuracy" in hist[-1]           # 88 training images, tasks of 16: 6 global steps
+    r2 = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r2.returncode == 0 and "(resuming)" in r2.stdout, r2.stderr[-3000:]
