@@ -27,5 +27,8 @@ export: install   ## notebooks -> ssbnn/ (never edit ssbnn/ by hand)
 readme: install   ## README.md from nbs/index.ipynb (offline: no Quarto needed)
 	$(BIN)/python tools/make_readme.py
 
+docs: install   ## the docs site into _docs/, offline (nbdev processing + smalldocs; `nbdev_docs` where Quarto exists)
+	$(BIN)/python tools/build_docs.py
+
 clean:
 	rm -rf _proc _docs build *.egg-info .pytest_cache
