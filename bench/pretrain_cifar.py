@@ -34,19 +34,13 @@ def main(argv=None):
     a = p.parse_args(argv)
 
     import torch
-    from ssbnn.data import load_cifar_splits, archive_splits
+    from common import cifar_splits
     from ssbnn.train import atomic_write
     from ssbnn.cifar import benchmark_pretraining, time_augment, kornia_simclr
     from ssbnn.augment import SimCLRAugment
     from ssbnn.train import get_device
 
-    t = time.time()
-    if a.archive:
-        if not a.archive.exists(): sys.exit(f"pretrain_cifar: no archive at {a.archive}")
-        data = archive_splits(a.archive, val=a.val, test=a.eval, limit=a.limit, threads=16)
-    else:
-        data = load_cifar_splits("cifar10", root=a.torchvision_root, download=True, val=a.val)
-    decode_s = time.time() - t
+    data, decode_s = cifar_splits(a, "pretrain_cifar")
     device = get_device(a.device)
     print(f"{data} (read in {decode_s:.0f} s); device {device}", flush=True)
 

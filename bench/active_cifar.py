@@ -1,0 +1,111 @@
+"""Low-budget active learning on CIFAR-10 (paper section 5.2) on one GPU: SS-BNN + BALD, SimCLR + entropy, deep ensemble + BALD, random.
+
+    python bench/active_cifar.py --archive path/to/cifar10_train.npz --epochs 50 --seeds 3
+    python bench/active_cifar.py --archive ... --ssbnn-model runs/c10-200/model.pt --methods ss-bnn-bald,ss-bnn-random
+
+The archive holds the 50,000 CIFAR-10 training images as packed JPEG bytes (`jpeg`, `offsets`, `labels`, `classes`),
+as on our build machines; with a network connection, `--torchvision-root DIR` reads torchvision's copy instead (then
+the pool is the whole training split and validation / evaluation images come from the test split). From the archive it
+holds out `--eval` images for evaluation and `--val` from which the 50-image validation set is drawn; the rest is the
+pool. The SS-BNN and SimCLR encoders are pretrained here with the paper's recipe for `--epochs` (the paper: 500) unless
+`--ssbnn-model` / `--simclr-model` give `model.pt` files from `ssbnn-pretrain`. Writes results.json, active.md and
+active.png into `--out`.
+"""
+import argparse, json, sys, time
+from pathlib import Path
+
+METHODS = ("ss-bnn-bald", "simclr-entropy", "ensemble-bald", "ss-bnn-random")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
+    src.add_argument("--torchvision-root", type=Path, help="torchvision CIFAR-10 folder (download=True if missing)")
+    p.add_argument("--epochs", type=float, default=50, help="pretraining epochs of the SS-BNN and SimCLR encoders (default 50; paper 500)")
+    p.add_argument("--batch-size", type=int, default=1000)
+    p.add_argument("--ssbnn-model", type=Path, help="a pretrained SS-BNN model.pt instead of pretraining here")
+    p.add_argument("--simclr-model", type=Path, help="a pretrained NT-Xent model.pt instead of pretraining here")
+    p.add_argument("--ntxent-tau", type=float, default=0.45, help="NT-Xent temperature of SimCLR (default 0.45, the paper's)")
+    p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated, from {','.join(METHODS)}")
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--first-seed", type=int, default=0, help="seed of the first run (split long runs across calls)")
+    p.add_argument("--initial", type=int, default=50)
+    p.add_argument("--val-labels", type=int, default=50, help="labelled validation images (default 50)")
+    p.add_argument("--step", type=int, default=10)
+    p.add_argument("--budget", type=int, default=500)
+    p.add_argument("--ensemble-budget", type=int, default=0, help="stop the deep ensemble at this many labels (0: --budget)")
+    p.add_argument("--members", type=int, default=5, help="deep-ensemble members (default 5)")
+    p.add_argument("--samples", type=int, default=100, help="Laplace posterior samples for BALD (default 100)")
+    p.add_argument("--laplace-prior", default="tune", help="'tune', 'readout' or a number (default tune)")
+    p.add_argument("--eval", type=int, default=4500, help="held-out evaluation images (default 4500)")
+    p.add_argument("--val", type=int, default=500, help="held-out validation images (default 500; the pool is the rest)")
+    p.add_argument("--limit", type=int, default=0, help="use a random subset of this many images (smoke tests)")
+    p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--out", type=Path, default=None, help="output folder (default bench/results/active_cifar10_<device>_<epochs>ep)")
+    a = p.parse_args(argv)
+    methods = [m.strip() for m in a.methods.split(",") if m.strip()]
+    bad = [m for m in methods if m not in METHODS]
+    if bad: sys.exit(f"active_cifar: unknown method(s) {', '.join(bad)}; choose from {', '.join(METHODS)}")
+
+    import torch
+    from common import cifar_splits
+    from ssbnn.train import PretrainConfig, get_device, atomic_write
+    from ssbnn.cifar import cifar_ssbnn
+    from ssbnn.elbo import NTXent
+    from ssbnn.models import CIFARResNet18
+    from ssbnn.augment import CropFlip
+    from ssbnn.baseline import MAPConfig
+    from ssbnn.active import (ActiveConfig, ActiveMethod, ReadoutLearner, EnsembleLearner, active_learning, write_active,
+                              active_table, paired_gain)
+
+    data, decode_s = cifar_splits(a, "active_cifar")
+    device = get_device(a.device)
+    print(f"{data} (read in {decode_s:.0f} s); device {device}", flush=True)
+
+    def encoder(objective, path):
+        "A pretrained SS-BNN (or SimCLR with an NTXent objective): loaded from `path` or pretrained here."
+        model = cifar_ssbnn(data.num_classes, device=device, seed=0, objective=objective)
+        if path is not None: return model.load(path), {"model": str(path)}
+        cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, device=str(device))
+        t = time.time(); model.pretrain(data.x_train, cfg, progress=False)
+        return model, {"epochs": a.epochs, "batch_size": a.batch_size, "seconds": time.time() - t, "final_tau": model.history_[-1]["tau"]}
+
+    pre, learners = {}, {}
+    if {"ss-bnn-bald", "ss-bnn-random"} & set(methods):
+        ss, pre["ss-bnn"] = encoder(None, a.ssbnn_model)
+        prior = a.laplace_prior if a.laplace_prior in ("tune", "readout") else float(a.laplace_prior)
+        learners["ss-bnn"] = ReadoutLearner(ss, "laplace", a.samples, prior)
+        print(f"SS-BNN encoder: {pre['ss-bnn']}", flush=True)
+    if "simclr-entropy" in methods:
+        sc, pre["simclr"] = encoder(NTXent(a.ntxent_tau), a.simclr_model)
+        learners["simclr"] = ReadoutLearner(sc, "map")
+        print(f"SimCLR encoder: {pre['simclr']}", flush=True)
+    chosen = {"ss-bnn-bald": lambda: ActiveMethod("ss-bnn-bald", learners["ss-bnn"], "bald"),
+              "simclr-entropy": lambda: ActiveMethod("simclr-entropy", learners["simclr"], "entropy"),
+              "ss-bnn-random": lambda: ActiveMethod("ss-bnn-random", learners["ss-bnn"], "random"),
+              "ensemble-bald": lambda: ActiveMethod("ensemble-bald", EnsembleLearner(CIFARResNet18, CropFlip(), MAPConfig(device=str(device)), a.members), "bald")}
+    cfg = ActiveConfig(initial=a.initial, val=a.val_labels, step=a.step, budget=a.budget, seeds=a.seeds, seed=a.first_seed)
+    main_methods = [chosen[m]() for m in methods if m != "ensemble-bald"]
+    result = active_learning(main_methods, data, cfg) if main_methods else {"records": [], "acquired": {}, "meta": {}}
+    if "ensemble-bald" in methods:
+        ecfg = ActiveConfig(initial=a.initial, val=a.val_labels, step=a.step, budget=a.ensemble_budget or a.budget, seeds=a.seeds, seed=a.first_seed)
+        ens = active_learning([chosen["ensemble-bald"]()], data, ecfg)
+        result["records"] += ens["records"]; result["acquired"].update(ens["acquired"])
+        result["meta"] = {**ens["meta"], **result["meta"], "ensemble": {"config": ens["meta"]["config"], "members": a.members,
+                                                                          "seconds": ens["meta"]["total_seconds"]}}
+    result["meta"].update(pretraining=pre, read_seconds=decode_s, gpu=torch.cuda.get_device_name(device) if device.type == "cuda" else None,
+                          command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
+    tag = result["meta"]["gpu"].split()[1] if result["meta"]["gpu"] and " " in result["meta"]["gpu"] else device.type
+    out = a.out or Path(__file__).parent / "results" / f"active_cifar10_{tag}_{a.epochs:g}ep"
+    write_active(result, out)
+    print(active_table(result["records"]))
+    if {"ss-bnn-bald", "ss-bnn-random"} <= set(methods):
+        for g in paired_gain(result["records"]):
+            if g["labels"] % 50 == 0: print(f"BALD - random at {g['labels']} labels: {100 * g['mean']:+.2f} points ({g['wins']}/{g['seeds']} seeds)")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
