@@ -181,7 +181,7 @@ def explorer(features:dict, bnn_rhos:dict|None=None):
                          samples=W.IntSlider(value=1024, min=64, max=4096, step=64, description="samples"),
                          groups=W.SelectMultiple(options=GROUPS, value=GROUPS, description="groups"))
 
-# %% ../nbs/14_prior.ipynb #683e0451
+# %% ../nbs/14_prior.ipynb #3594ab85
 def kde_animation(frames:list, titles:list) -> str:
     "A kernel-free slider over precomputed KDE plots: one `{group: rho}` dict per frame, as interactive HTML (`to_jshtml`)."
     import matplotlib.pyplot as plt
@@ -193,6 +193,7 @@ def kde_animation(frames:list, titles:list) -> str:
         ax.clear()
         plot_kde(frames[i], ax, titles[i], grid)
         ax.set_ylim(0, max(d.max() for d in log_rho_kde(frames[i], grid)[1].values()) * 1.1)
+        fig.tight_layout()
     anim = FuncAnimation(fig, frame, frames=len(frames))
     html = anim.to_jshtml(default_mode="once")
     plt.close(fig)

@@ -230,7 +230,7 @@ def _task_loss(encoder, head, elbo, x, augment, m, gen, device, amp, labelled=No
     if labelled is None: return terms.loss, terms
     return terms.loss - labelled.alpha * task_elbo(labelled.layer, h[2 * m:], labelled.y[i], gen), terms
 
-# %% ../nbs/04_train.ipynb #cb27b6f5
+# %% ../nbs/04_train.ipynb #1ffaa1bc
 def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
              head:nn.Module, # the projection head g, (B,dim) -> unit vectors (B,D)
              elbo:ContrastiveELBO, # holds log tau and log sigma
@@ -247,18 +247,8 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
         from ssbnn.distributed import pretrain_ddp
         return pretrain_ddp(encoder, head, elbo, x, augment, config, checkpoint, progress, labelled, monitor)
     config = config or PretrainConfig()
-    x = check_images(x, "unlabelled images", keep_uint8=True)
-    if config.batch_size > len(x):
-        raise ValueError(f"batch_size {config.batch_size} is larger than the {len(x)} unlabelled images; use at most {len(x)}")
     device = get_device(config.device)
-    x = x.to(device)
-    mods = [encoder, head, elbo] + ([labelled.layer] if labelled else [])
-    for mod in mods: mod.to(device).train()
-    if labelled is not None: labelled.x, labelled.y = labelled.x.to(device), labelled.y.to(device)
-    if device.type == "cuda": encoder.to(memory_format=torch.channels_last)
-    opt = make_optimizer(encoder, head, elbo, config, labelled.layer if labelled else None)
-    total = config.steps(len(x))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, warmup_cosine(total, round(config.warmup * total), config.warmup_start))
+    x, mods, opt, sched, total = _setup(encoder, head, elbo, x, config, device, labelled)
     gen = torch.Generator(device).manual_seed(config.seed)
     step, history, good = 0, [], None
     if checkpoint is not None and Path(checkpoint).exists():
@@ -270,10 +260,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     t0 = time.time() - (history[-1]["seconds"] if history else 0.)
     for step in bar:
         loss, terms = _task_loss(encoder, head, elbo, x, augment, config.batch_size, gen, device, config.amp, labelled)
-        if not torch.isfinite(loss):
-            where = f"the last good checkpoint {checkpoint} (step {good}) is kept" if good is not None else "no checkpoint was written"
-            raise NonFiniteLossError(f"pretraining stopped: the loss became {loss.item()} at step {step}; {where}. "
-                                     f"Lower the learning rate (now {config.lr}) or check the input images.")
+        if not torch.isfinite(loss): raise _nonfinite(loss, step, checkpoint, good, config)
         opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); sched.step()
         done = step + 1
         if done % config.log_every == 0 or done == total or (monitor and done % every == 0):
@@ -285,6 +272,28 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
         if checkpoint is not None and (done % config.checkpoint_every == 0 or done == total):
             _save(checkpoint, config, mods, opt, sched, gen, done, history); good = done
     return history
+
+# %% ../nbs/04_train.ipynb #ee0e995e
+def _setup(encoder, head, elbo, x, config:PretrainConfig, device, labelled=None) -> tuple:
+    "Checked images and the modules on `device` in training mode, with the optimiser and schedule: (x, mods, opt, sched, total)."
+    x = check_images(x, "unlabelled images", keep_uint8=True)
+    if config.batch_size > len(x):
+        raise ValueError(f"batch_size {config.batch_size} is larger than the {len(x)} unlabelled images; use at most {len(x)}")
+    x = x.to(device)
+    mods = [encoder, head, elbo] + ([labelled.layer] if labelled else [])
+    for mod in mods: mod.to(device).train()
+    if labelled is not None: labelled.x, labelled.y = labelled.x.to(device), labelled.y.to(device)
+    if device.type == "cuda": encoder.to(memory_format=torch.channels_last)
+    opt = make_optimizer(encoder, head, elbo, config, labelled.layer if labelled else None)
+    total = config.steps(len(x))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, warmup_cosine(total, round(config.warmup * total), config.warmup_start))
+    return x, mods, opt, sched, total
+
+def _nonfinite(loss, step:int, checkpoint, good, config:PretrainConfig) -> NonFiniteLossError:
+    "The error that stops a run whose loss became non-finite at `step`, saying which checkpoint is kept and what to try."
+    where = f"the last good checkpoint {checkpoint} (step {good}) is kept" if good is not None else "no checkpoint was written"
+    return NonFiniteLossError(f"pretraining stopped: the loss became {loss.item()} at step {step}; {where}. "
+                              f"Lower the learning rate (now {config.lr}) or check the input images.")
 
 # %% ../nbs/04_train.ipynb #25226509
 def _record(step:int, loss, terms, sched, seconds:float) -> dict:
