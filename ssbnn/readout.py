@@ -56,17 +56,18 @@ def fit_readout(features:Tensor, # cached features (N,dim)
     with torch.enable_grad(): opt.step(closure)
     return head.requires_grad_(False)
 
-# %% ../nbs/06_readout.ipynb #73e71ca5
+# %% ../nbs/06_readout.ipynb #feed1136
 def tune_readout(features:Tensor, y:Tensor, # training features (N,dim) and labels
                  val_features:Tensor, val_y:Tensor, # validation features and labels
                  num_classes:int,
                  precisions=(1e-3, 1e-2, 1e-1, 1., 10., 100., 1000.), # candidate lambdas
+                 max_iter:int=500, # L-BFGS iterations per candidate
                 ) -> tuple[nn.Linear, float]:
     "The MAP readout whose prior precision gives the lowest validation NLL, and that precision."
     val_y = check_labels(val_y, n=len(val_features), num_classes=num_classes).to(val_features.device)
     best = None
     for lam in precisions:
-        head = fit_readout(features, y, num_classes, lam)
+        head = fit_readout(features, y, num_classes, lam, max_iter)
         v = F.cross_entropy(head(val_features), val_y).item()
         if best is None or v < best[0]: best = (v, head, lam)
     return best[1], best[2]
@@ -98,7 +99,7 @@ def make_laplace(head:nn.Linear, hessian="full"):
         return Laplace(model, "classification", subset_of_weights="last_layer", hessian_structure=hessian.value,
                        last_layer_name="1", backend=AsdlGGN)
 
-# %% ../nbs/06_readout.ipynb #1f60a497
+# %% ../nbs/06_readout.ipynb #65b4cee1
 def fit_laplace(head:nn.Linear, # the MAP readout
                 features:Tensor, y:Tensor, # training features (N,dim) and labels (N,)
                 val_features:Tensor, val_y:Tensor, # validation features and labels, for the prior precision
@@ -106,6 +107,7 @@ def fit_laplace(head:nn.Linear, # the MAP readout
                 log_prec_range=(-4., 6.), # log10 range of the prior-precision grid
                 grid_size:int=21, # number of prior precisions tried
                 batch_size:int=1000, # features per batch
+                tune:bool=True, # False: fit only, keeping laplace-torch's prior precision (set it yourself)
                ):
     "A last-layer GGN Laplace approximation around `head`, its prior precision tuned by validation NLL (probit)."
     y = check_labels(y, n=len(features), num_classes=head.out_features)
@@ -114,7 +116,7 @@ def fit_laplace(head:nn.Linear, # the MAP readout
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_HARMLESS)
         la.fit(_loader(features, y, batch_size), progress_bar=False)
-        la.optimize_prior_precision(method="gridsearch", pred_type="glm", link_approx="probit",
+        if tune: la.optimize_prior_precision(method="gridsearch", pred_type="glm", link_approx="probit",
                                     val_loader=_loader(val_features, val_y, batch_size), grid_size=grid_size,
                                     log_prior_prec_min=log_prec_range[0], log_prior_prec_max=log_prec_range[1],
                                     progress_bar=False)
