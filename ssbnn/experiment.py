@@ -103,15 +103,19 @@ def environment(device) -> dict:
     return {"device": name, "torch": torch.__version__, "ssbnn": ssbnn.__version__, "python": platform.python_version(),
             "threads": torch.get_num_threads()}
 
-# %% ../nbs/09_experiment.ipynb #26417d9f
-def summarize(records:list[dict], metric:str) -> dict:
-    "Mean and standard error of `metric` per (method, labels): {(method, labels): (mean, se, n)}."
+# %% ../nbs/09_experiment.ipynb #20d6760e
+def summarize(records:list[dict], metric:str,
+              key:str="method", # the record field that names a curve: 'method', or e.g. an ablation's 'setting'
+              spread:str="se", # 'se': standard error of the mean; 'std': standard deviation over seeds
+             ) -> dict:
+    "Mean and spread of `metric` over seeds per (key, labels): {(name, labels): (mean, spread, n)}."
     groups = {}
-    for r in records: groups.setdefault((r["method"], r["labels"]), []).append(r[metric])
+    for r in records: groups.setdefault((r[key], r["labels"]), []).append(r[metric])
     out = {}
     for k, v in groups.items():
         v = np.asarray(v, dtype=float)
-        out[k] = (v.mean(), v.std(ddof=1) / math.sqrt(len(v)) if len(v) > 1 else float("nan"), len(v))
+        sd = v.std(ddof=1) if len(v) > 1 else float("nan")
+        out[k] = (float(v.mean()), float(sd / math.sqrt(len(v)) if spread == "se" else sd), len(v))
     return out
 
 # %% ../nbs/09_experiment.ipynb #35388efb
