@@ -157,7 +157,7 @@ def snow(x, severity=5, rng=None):
 
 # %% ../nbs/12_corrupt.ipynb #3b21b7ac
 def _frost_images() -> list[np.ndarray]:
-    "The frost photographs of ImageNet-C / CIFAR-10-C, scaled by 0.2 as make_cifar_c.py does (shipped with ssbnn)."
+    "The frost photographs of ImageNet-C / CIFAR-10-C as RGB, scaled by 0.2 with OpenCV as make_cifar_c.py does (shipped with ssbnn)."
     from importlib.resources import files
     with files("ssbnn").joinpath("assets/frost.npz").open("rb") as fh:
         z = np.load(fh)
