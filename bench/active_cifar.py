@@ -37,7 +37,6 @@ def main(argv=None):
     p.add_argument("--ensemble-budget", type=int, default=0, help="stop the deep ensemble at this many labels (0: --budget)")
     p.add_argument("--members", type=int, default=5, help="deep-ensemble members (default 5)")
     p.add_argument("--samples", type=int, default=100, help="Laplace posterior samples for BALD (default 100)")
-    p.add_argument("--laplace-prior", default="tune", help="'tune', 'readout' or a number (default tune)")
     p.add_argument("--eval", type=int, default=4500, help="held-out evaluation images (default 4500)")
     p.add_argument("--val", type=int, default=500, help="held-out validation images (default 500; the pool is the rest)")
     p.add_argument("--limit", type=int, default=0, help="use a random subset of this many images (smoke tests)")
@@ -57,6 +56,7 @@ def main(argv=None):
     from ssbnn.models import CIFARResNet18
     from ssbnn.augment import CropFlip
     from ssbnn.baseline import MAPConfig
+    from ssbnn.readout import MAPPosterior
     from ssbnn.active import (ActiveConfig, ActiveMethod, ReadoutLearner, EnsembleLearner, active_learning, write_active,
                               active_table, paired_gain)
 
@@ -75,12 +75,11 @@ def main(argv=None):
     pre, learners = {}, {}
     if {"ss-bnn-bald", "ss-bnn-random"} & set(methods):
         ss, pre["ss-bnn"] = encoder(None, a.ssbnn_model)
-        prior = a.laplace_prior if a.laplace_prior in ("tune", "readout") else float(a.laplace_prior)
-        learners["ss-bnn"] = ReadoutLearner(ss, "laplace", a.samples, prior)
+        learners["ss-bnn"] = ReadoutLearner(ss, samples=a.samples)
         print(f"SS-BNN encoder: {pre['ss-bnn']}", flush=True)
     if "simclr-entropy" in methods:
         sc, pre["simclr"] = encoder(NTXent(a.ntxent_tau), a.simclr_model)
-        learners["simclr"] = ReadoutLearner(sc, "map")
+        learners["simclr"] = ReadoutLearner(sc, MAPPosterior())
         print(f"SimCLR encoder: {pre['simclr']}", flush=True)
     chosen = {"ss-bnn-bald": lambda: ActiveMethod("ss-bnn-bald", learners["ss-bnn"], "bald"),
               "simclr-entropy": lambda: ActiveMethod("simclr-entropy", learners["simclr"], "entropy"),

@@ -4,7 +4,7 @@
 
 # %% ../nbs/16_active.ipynb #e32d494e
 from __future__ import annotations
-import json, math, time
+import copy, json, math, time, warnings
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 from typing import NamedTuple
@@ -15,15 +15,14 @@ from tqdm.auto import tqdm
 from .data import ImageSplits, labelled_subset, check_labels
 from .train import atomic_write
 from .metrics import evaluate, predictive_entropy
-from .readout import tune_readout, fit_laplace, laplace_predict
+from .readout import MAPPosterior, PriorEdgeWarning
 from .baseline import DeepEnsemble, MAPConfig
 from .experiment import environment, summarize, _METRICS
 
 # %% auto #0
-__all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition',
-           'laplace_weight_samples', 'readout_samples', 'tune_laplace_prior', 'ReadoutLearner', 'EnsembleLearner',
-           'ActiveConfig', 'ActiveMethod', 'score_pool', 'acquire', 'active_learning', 'paper_methods',
-           'active_summary', 'active_table', 'paired_gain', 'plot_active', 'write_active']
+__all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition', 'ReadoutLearner',
+           'EnsembleLearner', 'ActiveConfig', 'ActiveMethod', 'score_pool', 'acquire', 'active_learning',
+           'paper_methods', 'active_summary', 'active_table', 'paired_gain', 'plot_active', 'write_active']
 
 # %% ../nbs/16_active.ipynb #0f67816c
 def _check_samples(samples:Tensor):
@@ -69,106 +68,47 @@ def get_acquisition(name):
     if name not in ACQUISITIONS: raise ValueError(f"unknown acquisition {name!r}; choose one of {', '.join(map(repr, ACQUISITIONS))}")
     return ACQUISITIONS[name]
 
-# %% ../nbs/16_active.ipynb #86dcfcc0
-def laplace_weight_samples(la, # a fitted laplace-torch last-layer approximation of a linear readout
-                           n_samples:int, # S
-                           generator=None, # torch.Generator on the approximation's device
-                          ) -> tuple[Tensor, Tensor]:
-    "Weight `(S,C,D)` and bias `(S,C)` samples from the Laplace posterior of a linear readout."
-    head = la.model.last_layer
-    c, d = head.weight.shape
-    theta = la.sample(n_samples, generator=generator)
-    return theta[:, :c * d].reshape(n_samples, c, d), theta[:, c * d:]
-
-# %% ../nbs/16_active.ipynb #19c6f1b0
-@torch.no_grad()
-def readout_samples(features:Tensor, # features (N,D)
-                    weight:Tensor, # weight samples (S,C,D)
-                    bias:Tensor, # bias samples (S,C)
-                   ) -> Tensor:
-    "Probability samples `(S,N,C)` of a linear softmax readout for every weight sample, in one batched product."
-    logits = torch.einsum("nd,scd->snc", features, weight) + bias[:, None]
-    return torch.softmax(logits.double(), -1)
-
-# %% ../nbs/16_active.ipynb #cc8804c1
-@torch.no_grad()
-def tune_laplace_prior(la, # a fitted full-Hessian laplace-torch approximation of a linear readout
-                       val_features:Tensor, val_y:Tensor, # validation features (M,D) and labels (M,)
-                       log_prec_range=(-4., 6.), # log10 range of the grid, as `fit_laplace`
-                       grid_size:int=21,
-                      ) -> tuple[float, Tensor]:
-    "Set the prior precision to the grid value with the lowest probit validation NLL (closed form); returns it and the NLLs."
-    if la.H.ndim != 2:
-        raise ValueError("tune_laplace_prior needs a full Hessian (hessian='full'); use fit_laplace's grid search for 'kron' or 'diag'")
-    head = la.model.last_layer
-    c, d = head.weight.shape
-    grid = torch.logspace(*log_prec_range, grid_size, dtype=torch.float64, device=la.H.device)
-    e, v = torch.linalg.eigh(la.H.double())
-    jv = torch.einsum("md,cdp->mcp", val_features.double(), v[:c * d].reshape(c, d, -1)) + v[c * d:][None]   # (M,C,P)
-    var = jv.square() @ (1 / (e.clamp_min(0)[:, None] + grid[None]))                                      # (M,C,G)
-    mu = head(val_features).double()[..., None]                                                              # (M,C,1)
-    logp = torch.log_softmax(mu / torch.sqrt(1 + math.pi / 8 * var), 1)
-    nlls = -logp.gather(1, val_y.to(logp.device).long()[:, None, None].expand(-1, 1, grid_size)).squeeze(1).mean(0)
-    best = grid[nlls.argmin()].item()
-    la.prior_precision = best
-    return best, nlls
-
-# %% ../nbs/16_active.ipynb #ae364b91
-_PRECISIONS = (1e-2, 1e-1, 1., 10., 100.)   # readout prior precisions tried each round (100 L-BFGS steps each)
-
 # %% ../nbs/16_active.ipynb #360f20f2
 class ReadoutLearner:
-    "A readout on the fixed features of a pretrained `SSBNN`: last-layer Laplace (SS-BNN) or MAP only (SimCLR-style)."
+    "A posterior on the fixed features of a pretrained `SSBNN`, refitted every round: Laplace (SS-BNN) or MAP (SimCLR-style)."
     def __init__(self, model, # a pretrained `SSBNN` (any objective: ELBO for SS-BNN, NT-Xent for SimCLR)
-                 inference:str="laplace", # 'laplace' or 'map'
-                 samples:int=100, # posterior samples S for the acquisition (Laplace only)
-                 laplace_prior="tune", # 'tune' (validation NLL), 'readout' (the readout's precision) or a number
-                 hessian:str="full"): # Laplace Hessian structure
-        if inference not in ("laplace", "map"): raise ValueError(f"inference must be 'laplace' or 'map', got {inference!r}")
-        if not (laplace_prior in ("tune", "readout") or (isinstance(laplace_prior, (int, float)) and laplace_prior > 0)):
-            raise ValueError(f"laplace_prior must be 'tune', 'readout' or a positive number, got {laplace_prior!r}")
+                 posterior=None, # an unfitted posterior; default: the model's own (`model.posterior`)
+                 samples:int=100): # posterior samples S per pool image for the acquisition
         if model.stats_ is None: raise RuntimeError("the model is not pretrained; call model.pretrain (or load) first")
-        self.model, self.inference, self.samples, self.laplace_prior, self.hessian = model, inference, samples, laplace_prior, hessian
+        self.model, self.posterior, self.samples = model, posterior if posterior is not None else model.posterior, samples
+        if not callable(getattr(self.posterior, "sample", None)):
+            raise TypeError(f"posterior must be a posterior such as LaplacePosterior() or MAPPosterior(), got {type(self.posterior).__name__}")
 
     def prepare(self, data:ImageSplits, seed:int=0):
         "Compute the standardised features of every split once; seed the posterior sampler."
         self.f = {s: self.model.features(getattr(data, f"x_{s}")) for s in ("train", "val", "test")}
         self.device = self.f["train"].device
         self.y = {s: getattr(data, f"y_{s}").to(self.device) for s in ("train", "val", "test")}
-        self.c, self.gen = data.num_classes, torch.Generator(self.device).manual_seed(seed)
+        self.c, self.seed, self.round = data.num_classes, seed, 0
         return self
 
     def fit(self, idx:Tensor, val_idx:Tensor):
-        "Refit the readout (and Laplace) on the labelled pool images `idx`; draw the posterior samples for this round."
+        "Refit the posterior on the labelled pool images `idx`, tuned on the validation images `val_idx`."
         idx, val_idx = idx.to(self.device), val_idx.to(self.device)
-        f, y, fv, yv = self.f["train"][idx], self.y["train"][idx], self.f["val"][val_idx], self.y["val"][val_idx]
-        self.head, self.readout_precision = tune_readout(f, y, fv, yv, self.c, _PRECISIONS, max_iter=100)
-        self.la = None
-        if self.inference == "map":
-            self.weight, self.bias = self.head.weight[None], self.head.bias[None]
-            return self
-        grid_search = self.laplace_prior == "tune" and self.hessian != "full"     # laplace-torch's own grid search
-        self.la = fit_laplace(self.head, f, y, fv, yv, self.hessian, tune=grid_search)
-        if self.laplace_prior == "tune" and not grid_search: tune_laplace_prior(self.la, fv, yv)
-        elif not grid_search: self.la.prior_precision = float(self.readout_precision if self.laplace_prior == "readout" else self.laplace_prior)
-        self.weight, self.bias = laplace_weight_samples(self.la, self.samples, self.gen)
+        with warnings.catch_warnings():                         # an edge pick is recorded by `info`, not shouted each round
+            warnings.simplefilter("ignore", PriorEdgeWarning)
+            self.post = copy.deepcopy(self.posterior).fit(self.f["train"][idx], self.y["train"][idx],
+                                                          (self.f["val"][val_idx], self.y["val"][val_idx]), self.c)
+        self.round += 1
         return self
 
     def sample(self, idx:Tensor) -> Tensor:
-        "Probability samples `(S,n,C)` for the training-split images `idx` (S = 1 for MAP)."
-        return readout_samples(self.f["train"][idx.to(self.device)], self.weight, self.bias)
+        "Probability samples `(S,n,C)` for the training-split images `idx` (S = 1 for MAP); the same draws all round."
+        gen = torch.Generator(self.device).manual_seed(10_000 * self.seed + self.round)
+        return self.post.sample(self.f["train"][idx.to(self.device)], self.samples, gen)
 
-    @torch.no_grad()
     def predict(self) -> Tensor:
         "Predictive probabilities `(N,C)` on the evaluation split: Laplace probit, or the MAP softmax."
-        if self.la is None: return torch.softmax(self.head(self.f["test"]), -1)
-        return laplace_predict(self.la, self.f["test"])
+        return self.post.predict_proba(self.f["test"])
 
     def info(self) -> dict:
         "This round's tuned precisions, for the records."
-        r = {"readout_precision": float(self.readout_precision)}
-        if self.la is not None: r["prior_precision"] = float(self.la.prior_precision.item())
-        return r
+        return self.post.info()
 
 # %% ../nbs/16_active.ipynb #28699eaf
 class EnsembleLearner:
@@ -306,11 +246,11 @@ def paper_methods(ssbnn, # a pretrained `SSBNN` (variational ELBO)
                   encoder_fn=None, # fresh-encoder factory for the deep ensemble, or None to leave it out
                   augment=None, map_config:MAPConfig|None=None, members:int=5, # the deep ensemble's settings
                   samples:int=100, # Laplace posterior samples per round
-                  laplace_prior="tune") -> list[ActiveMethod]:
+                 ) -> list[ActiveMethod]:
     "The paper's comparison: SS-BNN + BALD, SimCLR + entropy, deep ensemble + BALD, and random acquisition."
-    ss = ReadoutLearner(ssbnn, "laplace", samples, laplace_prior)
+    ss = ReadoutLearner(ssbnn, samples=samples)
     out = [ActiveMethod("ss-bnn-bald", ss, "bald")]
-    if simclr is not None: out.append(ActiveMethod("simclr-entropy", ReadoutLearner(simclr, "map"), "entropy"))
+    if simclr is not None: out.append(ActiveMethod("simclr-entropy", ReadoutLearner(simclr, MAPPosterior()), "entropy"))
     if encoder_fn is not None: out.append(ActiveMethod("ensemble-bald", EnsembleLearner(encoder_fn, augment, map_config, members), "bald"))
     return out + [ActiveMethod("ss-bnn-random", ss, "random")]
 

@@ -14,7 +14,7 @@ from .data import check_images, check_labelled
 from .augment import DigitsAugment
 from .models import DigitsCNN, Classifier
 from .train import get_device
-from .readout import encode, fit_laplace, laplace_predict
+from .readout import encode, LaplacePosterior
 
 # %% auto #0
 __all__ = ['MAPConfig', 'train_map', 'MAPClassifier', 'LastLayerLaplace', 'DeepEnsemble', 'SWAGMoments', 'update_bn',
@@ -104,20 +104,21 @@ class MAPClassifier:
 class LastLayerLaplace:
     "Post-hoc last-layer Laplace approximation of a fitted MAP classifier, with the readout's settings."
     def __init__(self, map_model:MAPClassifier, hessian="full"):
-        self.map, self.hessian, self.la = map_model, hessian, None
+        self.map, self.hessian, self.posterior = map_model, hessian, None
 
     def fit(self, x, y, val, num_classes:int|None=None):
         "Fit the GGN Laplace approximation of the MAP network's last layer on `x`, `y`; tune its prior on `val`."
         x, y, xv, yv, c = check_labelled(x, y, val, num_classes)
         if self.map.model is None: self.map.fit(x, y, (xv, yv), c)
         enc = self.map.model.encoder
-        self.la = fit_laplace(self.map.model.head, encode(enc, x), y, encode(enc, xv), yv, self.hessian)
+        self.posterior = LaplacePosterior(hessian=self.hessian, head=self.map.model.head)
+        self.posterior.fit(encode(enc, x), y, (encode(enc, xv), yv), c)
         return self
 
     def predict_proba(self, x) -> Tensor:
         "Probit-approximated predictive probabilities `(N,C)` on the CPU."
-        if self.la is None: raise RuntimeError("call fit before predict_proba")
-        return laplace_predict(self.la, encode(self.map.model.encoder, check_images(x))).cpu()
+        if self.posterior is None: raise RuntimeError("call fit before predict_proba")
+        return self.posterior.predict_proba(encode(self.map.model.encoder, check_images(x))).cpu()
 
 # %% ../nbs/07_baseline.ipynb #f3279783
 class DeepEnsemble:

@@ -16,6 +16,7 @@ from .elbo import ContrastiveELBO, NTXent
 from .train import PretrainConfig, KNNMonitor, get_device, atomic_write
 from .distributed import init_distributed, close_distributed
 from .metrics import evaluate
+from .readout import LaplacePosterior
 from .core import SSBNN, _seeded
 
 # %% auto #0
@@ -24,13 +25,15 @@ __all__ = ['cifar_ssbnn', 'kornia_simclr', 'time_augment', 'benchmark_pretrainin
 # %% ../nbs/11_cifar.ipynb #4a035c17
 def cifar_ssbnn(num_classes:int=10, # 10 (full-covariance Laplace) or more (Kronecker-factored)
                 device="auto", seed:int=0,
-                objective=None, # default `ContrastiveELBO()`; `NTXent(0.45)` gives SimCLR's pretraining
+                objective=None, # default `ContrastiveELBO(prior_std=1/tau_p)`; `NTXent(0.45)` gives SimCLR's pretraining
+                tau_p:float|None=None, # prior temperature: W^c ~ N(0, 1/tau_p^2); default the paper's 0.65 (10 classes) or 0.6
                ) -> SSBNN:
-    "An SS-BNN with the paper's CIFAR parts: ResNet-18, a 512-512-128 projection head and SimCLR's augmentations."
+    "An SS-BNN with the paper's CIFAR parts: ResNet-18, a 512-512-128 projection head, SimCLR's augmentations, its W^c prior."
     with _seeded(seed):
         encoder, head = CIFARResNet18(), ProjectionHead(512, 512, 128)
-    return SSBNN(encoder, head, SimCLRAugment(), objective if objective is not None else ContrastiveELBO(),
-                 hessian="full" if num_classes <= 10 else "kron", device=device, seed=seed)
+    tau_p = tau_p or (0.65 if num_classes <= 10 else 0.6)
+    return SSBNN(encoder, head, SimCLRAugment(), objective if objective is not None else ContrastiveELBO(prior_std=1 / tau_p),
+                 posterior=LaplacePosterior(hessian="full" if num_classes <= 10 else "kron"), device=device, seed=seed)
 
 # %% ../nbs/11_cifar.ipynb #054e318d
 def kornia_simclr():
@@ -69,8 +72,7 @@ def _laplace_records(model:SSBNN, data:ImageSplits, budgets, seed:int) -> list[d
         i = labelled_subset(data.y_train, n, seed=seed)
         model.fit(data.x_train[i], data.y_train[i], val=(data.x_val, data.y_val), num_classes=data.num_classes)
         r = evaluate(model.predict_proba(data.x_test), data.y_test)
-        recs.append({"labels": n, "seed": seed, **r, "prior_precision": model.laplace_.prior_precision.item(),
-                     "readout_precision": float(model.readout_precision_), "seconds": time.time() - t})
+        recs.append({"labels": n, "seed": seed, **r, **model.posterior_.info(), "seconds": time.time() - t})
     return recs
 
 # %% ../nbs/11_cifar.ipynb #7b99362e

@@ -5,7 +5,7 @@
 # %% ../nbs/08_core.ipynb #5d4eefc2
 from __future__ import annotations
 from dataclasses import replace
-import contextlib, weakref
+import contextlib, copy, warnings, weakref
 import torch
 from torch import nn, Tensor
 from fastcore.basics import patch
@@ -16,18 +16,18 @@ from .elbo import ContrastiveELBO, VariationalMean, make_task, as_option
 from .train import PretrainConfig, LabelledTask, KNNMonitor, get_device, save_checkpoint, load_checkpoint
 from .train import pretrain as pretrain_loop
 from .metrics import evaluate, ood_auroc
-from .readout import HessianStructure, encode, feature_stats, fit_readout, tune_readout, make_laplace, fit_laplace, laplace_predict
+from .readout import encode, feature_stats, LaplacePosterior, MAPPosterior, posterior_from_state
 from .baseline import MAPClassifier, MAPConfig, LastLayerLaplace
 
 # %% auto #0
 __all__ = ['SSBNN', 'ImageSplits', 'load_digits_splits', 'labelled_subset', 'DigitsAugment', 'DigitsCNN', 'ProjectionHead',
            'ContrastiveELBO', 'VariationalMean', 'make_task', 'PretrainConfig', 'KNNMonitor', 'evaluate', 'ood_auroc',
-           'MAPClassifier', 'MAPConfig', 'LastLayerLaplace']
+           'MAPClassifier', 'MAPConfig', 'LastLayerLaplace', 'LaplacePosterior', 'MAPPosterior']
 
 # %% ../nbs/08_core.ipynb #e329f55b
 _all_ = ["ImageSplits", "load_digits_splits", "labelled_subset", "DigitsAugment", "DigitsCNN", "ProjectionHead",
          "ContrastiveELBO", "VariationalMean", "make_task", "PretrainConfig", "KNNMonitor", "evaluate", "ood_auroc",
-         "MAPClassifier", "MAPConfig", "LastLayerLaplace"]
+         "MAPClassifier", "MAPConfig", "LastLayerLaplace", "LaplacePosterior", "MAPPosterior"]
 
 # %% ../nbs/08_core.ipynb #d10a66a0
 @contextlib.contextmanager
@@ -44,8 +44,7 @@ class SSBNN:
                  head:nn.Module|None=None, # projection head g; default `ProjectionHead(encoder.dim)`
                  augment=None, # augmentation family A; default `DigitsAugment()`
                  elbo:ContrastiveELBO|None=None, # variational parameters and objective; default `ContrastiveELBO()`
-                 hessian="full", # Laplace Hessian structure: 'full', 'kron' or 'diag'
-                 readout_precision="tune", # prior precision of the MAP readout, or 'tune' to pick it on the validation set
+                 posterior=None, # the Step II posterior, unfitted; default `LaplacePosterior()` (the paper's protocol)
                  device="auto", # 'auto', 'cpu', 'cuda', ...
                  seed:int=0, # seeds the default modules' initialisation and the pretraining loop
                 ):
@@ -54,13 +53,13 @@ class SSBNN:
             self.head = head if head is not None else ProjectionHead(self.encoder.dim)
         self.augment = augment if augment is not None else DigitsAugment()
         self.elbo = elbo if elbo is not None else ContrastiveELBO()
-        self.hessian = as_option(HessianStructure, hessian, "hessian structure")
-        if readout_precision != "tune" and not (isinstance(readout_precision, (int, float)) and readout_precision > 0):
-            raise ValueError(f"readout_precision must be 'tune' or a positive number, got {readout_precision!r}")
-        self.readout_precision, self.seed = readout_precision, seed
-        self.device = get_device(device)
+        self.posterior = posterior if posterior is not None else LaplacePosterior()
+        if not all(callable(getattr(self.posterior, m, None)) for m in ("fit", "predict_proba", "map_proba", "sample", "state_dict")):
+            raise TypeError(f"posterior must have fit, predict_proba, map_proba, sample and state_dict (e.g. LaplacePosterior()), "
+                            f"got {type(self.posterior).__name__}")
+        self.seed, self.device = seed, get_device(device)
         self.encoder.to(self.device)
-        self.history_, self.stats_, self.readout_, self.laplace_, self.labelled_ = [], None, None, None, None
+        self.history_, self.stats_, self.posterior_, self.labelled_ = [], None, None, None
 
 # %% ../nbs/08_core.ipynb #985150a2
 @patch
@@ -81,7 +80,7 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
     self.history_ = pretrain_loop(self.encoder, self.head, self.elbo, x, self.augment, config, checkpoint, progress,
                                   labelled, monitor)
     self.stats_ = feature_stats(encode(self.encoder, x))
-    self.readout_ = self.laplace_ = None
+    self.posterior_ = None
     _forget_features(self)
     return self
 
@@ -108,15 +107,13 @@ def _forget_features(self:SSBNN):
 # %% ../nbs/08_core.ipynb #7377007b
 @patch
 def fit(self:SSBNN, x, y, # labelled images (N,C,H,W) and labels (N,)
-         val, # (x_val, y_val): validation images and labels, for the prior precisions
+         val, # (x_val, y_val): validation images and labels, for the prior precision
          num_classes:int|None=None, # number of classes; default: largest label + 1
         ):
-    "Step II: MAP linear readout on cached features, then last-layer GGN Laplace tuned on `val`; returns self."
+    "Step II: fit a copy of `posterior` on the cached features (by default: linear probe, Laplace tuned on `val`); returns self."
     x, y, xv, yv, c = check_labelled(x, y, val, num_classes)
     f, fv = self.features(x), self.features(xv)
-    if self.readout_precision == "tune": self.readout_, self.readout_precision_ = tune_readout(f, y, fv, yv, c)
-    else: self.readout_, self.readout_precision_ = fit_readout(f, y, c, self.readout_precision), self.readout_precision
-    self.laplace_ = fit_laplace(self.readout_, f, y, fv, yv, self.hessian)
+    self.posterior_ = copy.deepcopy(self.posterior).fit(f, y.to(f.device), (fv, yv.to(fv.device)), c)
     return self
 
 # %% ../nbs/08_core.ipynb #b15ee005
@@ -126,10 +123,9 @@ def predict_proba(self:SSBNN, x, # images (N,C,H,W)
                   laplace:bool=True, # False: the MAP readout's softmax, without the posterior's uncertainty
                  ) -> Tensor:
     "Posterior predictive probabilities `(N,C)` (probit approximation), on the CPU."
-    if self.laplace_ is None: raise RuntimeError("call fit before predict_proba")
+    if self.posterior_ is None: raise RuntimeError("call fit before predict_proba")
     f = self.features(x)
-    if not laplace: return torch.softmax(self.readout_(f), 1).cpu()
-    return laplace_predict(self.laplace_, f, batch_size).cpu()
+    return (self.posterior_.predict_proba(f) if laplace else self.posterior_.map_proba(f)).cpu()
 
 @patch
 def predict(self:SSBNN, x) -> Tensor:
@@ -139,12 +135,10 @@ def predict(self:SSBNN, x) -> Tensor:
 # %% ../nbs/08_core.ipynb #61929d45
 @patch
 def save(self:SSBNN, path):
-    "Save the pretrained encoder, head, ELBO, feature statistics and (if fitted) readout and Laplace state to `path`."
+    "Save the pretrained encoder, head, ELBO, feature statistics and (if fitted) the posterior to `path`."
     state = {"encoder": self.encoder.state_dict(), "head": self.head.state_dict(), "elbo": self.elbo.state_dict(),
              "stats": self.stats_, "history": self.history_}
-    if self.laplace_ is not None:
-        state.update(readout=self.readout_.state_dict(), laplace=self.laplace_.state_dict(),
-                     readout_precision=float(self.readout_precision_), hessian=self.hessian.value)
+    if self.posterior_ is not None: state["posterior"] = self.posterior_.state_dict()
     save_checkpoint(path, state)
     return path
 
@@ -157,11 +151,8 @@ def load(self:SSBNN, path):
     _forget_features(self)
     self.stats_ = tuple(t.to(self.device) for t in s["stats"]) if s["stats"] is not None else None
     self.history_ = list(s["history"])
+    self.posterior_ = posterior_from_state(s["posterior"], self.device) if "posterior" in s else None
     if "laplace" in s:
-        w = s["readout"]["weight"]
-        self.readout_ = nn.Linear(w.shape[1], w.shape[0]).to(self.device)
-        self.readout_.load_state_dict(s["readout"]); self.readout_precision_ = s["readout_precision"]
-        self.hessian = HessianStructure(s["hessian"])
-        self.laplace_ = make_laplace(self.readout_, self.hessian)
-        self.laplace_.load_state_dict(s["laplace"])
+        warnings.warn(f"{path} holds a readout saved by an older ssbnn, whose prior precision was not tuned correctly; "
+                      "it was not loaded: call fit again")
     return self

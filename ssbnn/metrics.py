@@ -55,7 +55,7 @@ def reliability(probs:Tensor, y:Tensor, n_bins:int=15) -> dict:
 def plot_reliability(probs:dict, y:Tensor, n_bins:int=10, axs=None):
     "Reliability diagrams side by side for `{name: probs (N,C)}`, with each model's accuracy and ECE in the title."
     import matplotlib.pyplot as plt, numpy as np
-    if axs is None: _, axs = plt.subplots(1, len(probs), figsize=(3.2 * len(probs), 3.2), squeeze=False)
+    if axs is None: _, axs = plt.subplots(1, len(probs), figsize=(3.4 * len(probs), 3.5), squeeze=False)
     axs = np.ravel(axs)
     for ax, (name, p) in zip(axs, probs.items()):
         r, w = reliability(p, y, n_bins), 1 / n_bins
@@ -65,8 +65,9 @@ def plot_reliability(probs:dict, y:Tensor, n_bins:int=10, axs=None):
         ax.bar(centres[m], (r["confidence"] - r["accuracy"])[m], bottom=r["accuracy"][m], width=w, color="C3", alpha=0.3, label="gap")
         ax.plot([0, 1], [0, 1], "k--", lw=1)
         ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence", ylabel="accuracy",
-               title=f"{name}: acc {accuracy(p, y):.1%}, ECE {ece(p, y, 15):.1%}")
+               title=f"{name}\nacc {accuracy(p, y):.1%}, ECE {ece(p, y, 15):.1%}")
     axs[0].legend(loc="upper left", fontsize=8)
+    axs[0].figure.tight_layout()
     return axs
 
 # %% ../nbs/05_metrics.ipynb #67690323

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from ssbnn.core import SSBNN, DigitsCNN, ContrastiveELBO, MAPClassifier, load_digits_splits, labelled_subset, make_task, DigitsAugment
+from ssbnn.core import SSBNN, DigitsCNN, ContrastiveELBO, MAPClassifier, load_digits_splits, labelled_subset, make_task, DigitsAugment, LaplacePosterior
 from ssbnn.data import load_cifar_splits, check_images
 from ssbnn.train import PretrainConfig, get_device
 
@@ -74,10 +74,10 @@ def test_missing_data_folder_with_download_off(tmp_path):
 
 
 @pytest.mark.parametrize("make,expect", [
-    (lambda: SSBNN(hessian="blockdiag"), "'full', 'kron', 'diag'"),
+    (lambda: LaplacePosterior(hessian="blockdiag"), "'full', 'kron', 'diag'"),
     (lambda: ContrastiveELBO(mean="median"), "'mean', 'view_a', 'zero'"),
     (lambda: get_device("tpu"), "unknown device"),
-    (lambda: SSBNN(readout_precision="auto"), "'tune' or a positive number"),
+    (lambda: LaplacePosterior(readout="auto"), "'probe', 'tuned', 'marglik'"),
 ])
 def test_unknown_option_values(make, expect):
     with pytest.raises(ValueError, match=expect):
