@@ -247,7 +247,7 @@ def _shard_loss(model:DDP, x, augment, m:int, env:DistEnv, shared, gen, labelled
         i = torch.randint(len(labelled.y), (max(1, labelled.batch_size // env.world_size),), generator=gen, device=x.device)
         views.append(augment(as_float(labelled.x[i]), gen)); y = labelled.y[i]
     views = torch.cat(views)
-    if views.device.type == "cuda": views = views.contiguous(memory_format=torch.channels_last)
+    views = views.contiguous(memory_format=torch.channels_last)
     return model(views, m, shared, gen, y)
 
 # %% ../nbs/15_distributed.ipynb #ac737064

@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 import ssbnn
 from .data import ImageSplits, load_digits_splits, labelled_subset, parse_budget
 from .train import PretrainConfig, get_device, atomic_write
-from .metrics import evaluate
+from .metrics import evaluate, confidence
 from .readout import PriorEdgeWarning
 from .baseline import MAPClassifier, MAPConfig, LastLayerLaplace
 from .core import SSBNN
@@ -54,8 +54,9 @@ class ExperimentConfig:
 
 # %% ../nbs/09_experiment.ipynb #eaab1239
 def _record(data, method, labels, seed, probs, extra=None) -> dict:
-    "One flat result record."
-    r = {"dataset": data.name, "method": method, "labels": labels, "seed": seed, **evaluate(probs, data.y_test)}
+    "One flat result record (with the mean confidence, to tell over- from under-confidence)."
+    r = {"dataset": data.name, "method": method, "labels": labels, "seed": seed, **evaluate(probs, data.y_test),
+         "confidence": confidence(probs)}
     return {**r, **(extra or {})}
 
 # %% ../nbs/09_experiment.ipynb #e1696889
@@ -162,15 +163,16 @@ LAPLACE_PAIRS = (("ss-bnn", "ss-map"), ("ll-laplace", "map"))   # (a Laplace pos
 
 def laplace_table(records:list[dict], pairs=LAPLACE_PAIRS) -> str:
     "Markdown table: per posterior and budget, the change of NLL and ECE against its MAP, the prior precisions and edge picks."
-    rows = ["| labels | posterior vs its MAP | NLL change | ECE change | prior precision (median) | picks on a grid edge |",
-            "|---:|---|---:|---:|---:|---:|"]
+    rows = ["| labels | posterior vs its MAP | NLL change | ECE change | MAP confidence − accuracy | prior precision (median) | picks on a grid edge |",
+            "|---:|---|---:|---:|---:|---:|---:|"]
     nll_s, ece_s = summarize(records, "nll"), summarize(records, "ece")
     for post, map_ in pairs:
         for n in sorted(n for (m, n) in nll_s if m == post and (map_, n) in nll_s):
             rs = [r for r in records if r["method"] == post and r["labels"] == n]
             change = lambda s: f"{100 * (s[(post, n)][0] / s[(map_, n)][0] - 1):+.1f} %"
             edges = sum(bool(r.get("prior_on_edge")) for r in rs)
-            rows.append(f"| {n} | {METHOD_NAMES[post]} vs {METHOD_NAMES[map_]} | {change(nll_s)} | {change(ece_s)} | "
+            gap = np.mean([r["confidence"] - r["accuracy"] for r in records if r["method"] == map_ and r["labels"] == n and "confidence" in r])
+            rows.append(f"| {n} | {METHOD_NAMES[post]} vs {METHOD_NAMES[map_]} | {change(nll_s)} | {change(ece_s)} | {100 * gap:+.1f} pts | "
                         f"{np.median([r['prior_precision'] for r in rs]):.3g} | {edges}/{len(rs)} |")
     return "**The Bayesian step: each Laplace posterior against its own MAP**\n\n" + "\n".join(rows)
 

@@ -9,8 +9,8 @@ from torch import Tensor
 from .data import check_labels
 
 # %% auto #0
-__all__ = ['accuracy', 'nll', 'ece', 'reliability', 'plot_reliability', 'predictive_entropy', 'ood_auroc', 'evaluate',
-           'knn_predict', 'knn_accuracy']
+__all__ = ['accuracy', 'nll', 'ece', 'reliability', 'plot_reliability', 'predictive_entropy', 'ood_auroc', 'confidence',
+           'evaluate', 'knn_predict', 'knn_accuracy']
 
 # %% ../nbs/05_metrics.ipynb #6c5e9a6e
 def _check_probs(probs:Tensor, y:Tensor|None=None):
@@ -82,6 +82,12 @@ def ood_auroc(probs_in:Tensor, probs_out:Tensor) -> float:
     scores = torch.cat([predictive_entropy(probs_in), predictive_entropy(probs_out)]).double()
     target = torch.cat([torch.zeros(len(probs_in)), torch.ones(len(probs_out))]).long().to(scores.device)
     return binary_auroc(scores, target).item()
+
+# %% ../nbs/05_metrics.ipynb #2f4b8c61
+def confidence(probs:Tensor) -> float:
+    "Mean confidence (largest probability) of predictive probabilities `(N,C)`: above the accuracy means over-confident."
+    _check_probs(probs)
+    return probs.double().max(1).values.mean().item()
 
 # %% ../nbs/05_metrics.ipynb #ca2d3a48
 def evaluate(probs:Tensor, y:Tensor, n_bins:int=15) -> dict:
