@@ -50,14 +50,15 @@ def main(argv=None):
 
     import torch
     from common import cifar_splits
-    from ssbnn.train import PretrainConfig, get_device, atomic_write
-    from ssbnn.cifar import cifar_ssbnn
+    from ssbnn.train import PretrainConfig
+    from ssbnn._utils import get_device, atomic_write
+    from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.elbo import NTXent
     from ssbnn.models import CIFARResNet18
     from ssbnn.augment import CropFlip
-    from ssbnn.baseline import MAPConfig
-    from ssbnn.readout import MAPPosterior
-    from ssbnn.active import (ActiveConfig, ActiveMethod, ReadoutLearner, EnsembleLearner, active_learning, write_active,
+    from ssbnn.baselines import MAPConfig
+    from ssbnn.posterior import MAPPosterior
+    from ssbnn.experiments.active import (ActiveConfig, ActiveMethod, ReadoutLearner, MethodLearner, active_learning, write_active,
                               active_table, paired_gain)
 
     data, decode_s = cifar_splits(a, "active_cifar")
@@ -84,7 +85,7 @@ def main(argv=None):
     chosen = {"ss-bnn-bald": lambda: ActiveMethod("ss-bnn-bald", learners["ss-bnn"], "bald"),
               "simclr-entropy": lambda: ActiveMethod("simclr-entropy", learners["simclr"], "entropy"),
               "ss-bnn-random": lambda: ActiveMethod("ss-bnn-random", learners["ss-bnn"], "random"),
-              "ensemble-bald": lambda: ActiveMethod("ensemble-bald", EnsembleLearner(CIFARResNet18, CropFlip(), MAPConfig(device=str(device)), a.members), "bald")}
+              "ensemble-bald": lambda: ActiveMethod("ensemble-bald", MethodLearner("deep-ensemble", CIFARResNet18, CropFlip(), MAPConfig(device=str(device)), a.members), "bald")}
     cfg = ActiveConfig(initial=a.initial, val=a.val_labels, step=a.step, budget=a.budget, seeds=a.seeds, seed=a.first_seed)
     main_methods = [chosen[m]() for m in methods if m != "ensemble-bald"]
     result = active_learning(main_methods, data, cfg) if main_methods else {"records": [], "acquired": {}, "meta": {}}

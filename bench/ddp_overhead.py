@@ -3,7 +3,7 @@
     python bench/ddp_overhead.py --archive path/to/cifar10_train.npz              # on a machine with one GPU
     python bench/ddp_overhead.py --archive ... --gpus 1,2,4                       # also scaling over 2 and 4 GPUs
 
-The driver decodes the archive once, then runs the benchmark (`ssbnn.cifar.benchmark_pretraining`, Laplace readout left
+The driver decodes the archive once, then runs the benchmark (`ssbnn.experiments.cifar.benchmark_pretraining`, Laplace readout left
 out) alternately as a plain process and under torchrun, `--repeats` times each, and compares the median views per second
 (compilation and the first epoch excluded). Under torchrun `pretrain` takes the DistributedDataParallel path with the
 task gathered across ranks, even with one process. The target of issue 8: at most 3 % slower than the plain path on
@@ -17,9 +17,9 @@ def worker(a):
     "One benchmark run in this process (plain, or one rank of a torchrun launch); rank 0 writes `a.out`."
     import numpy as np
     from ssbnn.data import splits_from_arrays
-    from ssbnn.cifar import benchmark_pretraining
+    from ssbnn.experiments.cifar import benchmark_pretraining
     from ssbnn.distributed import init_distributed, close_distributed
-    from ssbnn.train import atomic_write
+    from ssbnn._utils import atomic_write
     env = init_distributed(a.device)
     z = np.load(a.arrays)
     data = splits_from_arrays(z["x"], z["y"], val=a.val, test=a.eval, name="cifar10")

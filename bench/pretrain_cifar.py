@@ -27,7 +27,7 @@ def main(argv=None):
     p.add_argument("--lars-trust", type=float, default=1e-3, help="LARS trust coefficient (default 1e-3)")
     p.add_argument("--lr", type=float, default=0.6, help="peak learning rate of encoder and head (default 0.6, the paper's)")
     p.add_argument("--no-compile", action="store_true")
-    p.add_argument("--limit", type=int, default=0, help="use only the first N images (smoke tests)")
+    p.add_argument("--limit", type=int, default=0, help="use a seeded random subset of N images (smoke tests; only those are decoded)")
     p.add_argument("--device", default="auto")
     p.add_argument("--dump-features", type=Path, default=None, help="also save raw encoder features (fp16) of 10k train, val and test images here")
     p.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/<name>.json)")
@@ -35,10 +35,10 @@ def main(argv=None):
 
     import torch
     from common import cifar_splits
-    from ssbnn.train import atomic_write
-    from ssbnn.cifar import benchmark_pretraining, time_augment, kornia_simclr
+    from ssbnn._utils import atomic_write
+    from ssbnn.experiments.cifar import benchmark_pretraining, time_augment, kornia_simclr
     from ssbnn.augment import SimCLRAugment
-    from ssbnn.train import get_device
+    from ssbnn._utils import get_device
 
     data, decode_s = cifar_splits(a, "pretrain_cifar")
     device = get_device(a.device)
@@ -54,7 +54,7 @@ def main(argv=None):
                                 lars_trust=a.lars_trust, lr=a.lr)
     model = res.pop("model")
     if a.dump_features:
-        from ssbnn.readout import encode
+        from ssbnn.features import encode
         a.dump_features.mkdir(parents=True, exist_ok=True)
         for split, xs, ys in (("train", data.x_train[:10000], data.y_train[:10000]), ("val", data.x_val, data.y_val), ("test", data.x_test, data.y_test)):
             torch.save({"features": encode(model.encoder, xs).half().cpu(), "y": ys.clone()}, a.dump_features / f"features_{split}.pt")

@@ -28,10 +28,12 @@ def main(argv=None):
     import matplotlib; matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from ssbnn.data import archive_splits
-    from ssbnn.cifar import cifar_ssbnn
+    from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.augment import SimCLRAugment
-    from ssbnn.train import PretrainConfig, get_device, atomic_write
-    from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network, ResNet20FRN, prior_score_ci, plot_kde
+    from ssbnn.train import PretrainConfig
+    from ssbnn._utils import get_device, atomic_write
+    from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network, prior_score_ci, plot_kde
+    from ssbnn.models import ResNet20FRN
 
     device = get_device(a.device)
     data = archive_splits(a.archive, val=1000, test=5000, limit=a.limit, threads=16)

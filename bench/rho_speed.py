@@ -24,8 +24,9 @@ def main(argv=None):
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
     import torch
-    from ssbnn.prior import rho_linear, rho_network, ResNet20FRN
-    from ssbnn.train import get_device, atomic_write
+    from ssbnn.prior import rho_linear, rho_network
+    from ssbnn.models import ResNet20FRN
+    from ssbnn._utils import get_device, atomic_write
     dev = get_device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     fa, fb = torch.randn(a.pairs, 512, device=dev), torch.randn(a.pairs, 512, device=dev)

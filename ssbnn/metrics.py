@@ -77,11 +77,10 @@ def predictive_entropy(probs:Tensor) -> Tensor:
 
 # %% ../nbs/05_metrics.ipynb #66ee1769
 def ood_auroc(probs_in:Tensor, probs_out:Tensor) -> float:
-    "AUROC of the predictive entropy for telling OOD inputs (positives) from in-distribution inputs."
-    from torchmetrics.functional.classification import binary_auroc
-    scores = torch.cat([predictive_entropy(probs_in), predictive_entropy(probs_out)]).double()
-    target = torch.cat([torch.zeros(len(probs_in)), torch.ones(len(probs_out))]).long().to(scores.device)
-    return binary_auroc(scores, target).item()
+    "AUROC of the predictive entropy for telling OOD inputs (positives) from in-distribution inputs (scikit-learn's)."
+    from sklearn.metrics import roc_auc_score
+    scores = torch.cat([predictive_entropy(probs_in), predictive_entropy(probs_out)]).double().cpu()
+    return float(roc_auc_score(torch.cat([torch.zeros(len(probs_in)), torch.ones(len(probs_out))]), scores))
 
 # %% ../nbs/05_metrics.ipynb #2f4b8c61
 def confidence(probs:Tensor) -> float:

@@ -1,5 +1,6 @@
 "The `ssbnn` console script: help, a short run end to end with its files, resuming, and one-line errors."
 import json, subprocess
+from pathlib import Path
 import pytest
 from conftest import console
 
@@ -20,7 +21,7 @@ def test_short_run_end_to_end(tmp_path):
     out = tmp_path / "run"
     r = ssbnn(*SHORT, "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert {p.name for p in out.iterdir()} == {"results.json", "report.md", "metrics_vs_labels.png", "pretrain.ckpt"}
+    assert {p.name for p in out.iterdir()} == {".ssbnn-run", "results.json", "report.md", "metrics_vs_labels.png", "pretrain.ckpt"}
     res = json.loads((out / "results.json").read_text())
     recs = res["records"]
     assert len(recs) == 2 * 2 * 4                                   # budgets x seeds x methods
@@ -39,24 +40,30 @@ def test_short_run_end_to_end(tmp_path):
 def test_existing_results_are_never_overwritten(tmp_path):
     (tmp_path / "results.json").write_text('{"mine": 1}')
     r = ssbnn(*SHORT, "--out", str(tmp_path))
-    assert r.returncode == 2 and "already holds results" in r.stderr
+    assert r.returncode == 2 and "holds files that no ssbnn run wrote" in r.stderr
     assert (tmp_path / "results.json").read_text() == '{"mine": 1}'
 
 
 def test_resumes_from_a_checkpoint(tmp_path):
     "A folder with a pretraining checkpoint and no results (a killed run) is resumed, not restarted."
-    out = tmp_path / "run"
-    assert ssbnn(*SHORT, "--out", str(out)).returncode == 0
+    out, short = tmp_path / "run", [*SHORT[:4], "--budgets", "10", "--seeds", "1", *SHORT[8:]]
+    assert ssbnn(*short, "--out", str(out)).returncode == 0
     (out / "results.json").unlink()
-    r = ssbnn(*SHORT, "--out", str(out))
+    r = ssbnn(*short, "--out", str(out))
     assert r.returncode == 0 and "resuming" in r.stdout
 
 
 @pytest.mark.parametrize("args,expect", [
     (["--budgets", "ten"], "not a number"),
     (["--budgets", "5000"], "larger than the 1257"),
-    (["--epochs", "-3"], "must be positive"),
-    (["--seeds", "0"], "must be positive"),
+    (["--epochs", "-3"], "argument --epochs: must be a finite number > 0"),
+    (["--epochs", "inf"], "argument --epochs: must be a finite number"),
+    (["--epochs", "nan"], "argument --epochs: must be a finite number"),
+    (["--epochs", "1e306"], "≤ 1e+06"),
+    (["--seed", "-1"], "argument --seed: must be a whole number ≥ 0"),
+    (["--seed", "99999999999999999999"], "argument --seed"),
+    (["--budgets", "5"], "--budgets: budget 5 is smaller than the 10 classes"),
+    (["--seeds", "0"], "argument --seeds: must be a whole number ≥ 1"),
     (["--batch-size", "5000"], "larger than the 1257 unlabelled images"),
     (["--device", "gpu"], "unknown device"),
     (["--frobnicate"], "unrecognized arguments"),
@@ -66,6 +73,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, expect):
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and expect in lines[0] and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "o" / "pretrain.ckpt").exists()                    # refused before any pretraining
 
 
 def test_evaluate_help_and_bad_input(tmp_path):
@@ -85,7 +93,7 @@ def test_evaluate_short_digits_run(tmp_path):
     r = subprocess.run([console("ssbnn-evaluate"), "--epochs", "3", "--budgets", "20", "--seeds", "1", "--methods", "ss-bnn,map,ll-laplace",
                         "--corruptions", "contrast,fog", "--device", "cpu", "--quiet", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
-    assert {p.name for p in out.iterdir()} == {"results.json", "tables.md", "evaluation.png"}
+    assert {p.name for p in out.iterdir()} == {".ssbnn-run", "results.json", "tables.md", "evaluation.png"}
     recs = json.loads((out / "results.json").read_text())["records"]
     assert {x["method"] for x in recs} == {"ss-bnn", "map", "ll-laplace"}
     assert all({"c_accuracy", "c_nll", "ood_auroc"} <= x.keys() for x in recs)
@@ -96,3 +104,180 @@ def test_pretrain_cli_bad_input(tmp_path):
     from conftest import console
     r = subprocess.run([console("ssbnn-pretrain"), "--root", str(tmp_path / "none"), "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "--download" in r.stderr
+
+
+# --- The hostile-user audit (issue 14): output folders, files and interrupts -------------------------------------
+# In-process calls of the entry points (the same code as the console scripts, without a Python start per case).
+import contextlib, io, os, signal, sys
+import numpy as np
+import torch
+from ssbnn.cli import main as ssbnn_main, evaluate_main, pretrain_main, one_line_errors
+from ssbnn.report import write_results, RUN_MARK
+
+
+def call(entry, *argv):
+    "(status, stdout, stderr) of an entry point called in this process."
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try: code = entry([str(a) for a in argv])
+        except SystemExit as e: code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def one_line_2(result, expect):
+    code, _, err = result
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and expect in lines[0] and "Traceback" not in err, (code, err)
+
+
+def test_default_folders_of_runs_started_in_the_same_second_differ(tmp_path, monkeypatch):
+    from ssbnn.cli import _out_dir
+    monkeypatch.chdir(tmp_path)
+    a, b = _out_dir(None, False), _out_dir(None, False)
+    assert a != b and a.parent == b.parent == Path("ssbnn-runs") and (tmp_path / a / RUN_MARK).exists()
+
+
+@pytest.mark.parametrize("entry", [ssbnn_main, evaluate_main])
+def test_a_folder_with_the_users_files_is_refused(tmp_path, entry):
+    (tmp_path / "report.md").write_text("my notes"); (tmp_path / "plot.png").write_bytes(b"png")
+    one_line_2(call(entry, "--out", tmp_path, "--quiet", "--device", "cpu"), "holds files that no ssbnn run wrote (plot.png, report.md)")
+    assert (tmp_path / "report.md").read_text() == "my notes" and sorted(p.name for p in tmp_path.iterdir()) == ["plot.png", "report.md"]
+
+
+def test_pretrain_refuses_a_folder_with_an_older_model(tmp_path):
+    (tmp_path / "model.pt").write_bytes(b"old model"); (tmp_path / "history.json").write_text("[]")
+    one_line_2(call(pretrain_main, "--root", tmp_path / "none", "--out", tmp_path), "holds files that no ssbnn run wrote")
+    assert (tmp_path / "model.pt").read_bytes() == b"old model"
+
+
+def test_an_out_under_a_file_is_refused_before_any_work(tmp_path):
+    (tmp_path / "f").write_text("")
+    one_line_2(call(ssbnn_main, "--out", tmp_path / "f" / "run", "--quiet"), "cannot be written")
+    one_line_2(call(pretrain_main, "--root", tmp_path / "none", "--out", tmp_path / "f"), "is a file")
+
+
+def test_ctrl_c_while_results_are_written_leaves_the_whole_set(tmp_path, monkeypatch):
+    "A Ctrl-C during the writing of a result set is held back until the set is complete; the JSON comes last."
+    real, moved = os.replace, []
+    def replace_then_interrupt(a, b):
+        real(a, b); moved.append(os.path.basename(b))
+        if len(moved) == 1: os.kill(os.getpid(), signal.SIGINT)
+    monkeypatch.setattr(os, "replace", replace_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        write_results(tmp_path, {"records": []}, "# report")
+    assert moved == ["report.md", "results.json"] and sorted(p.name for p in tmp_path.iterdir()) == ["report.md", "results.json"]
+
+
+def test_a_second_ctrl_c_does_not_cut_the_clean_up_short():
+    status, err = None, io.StringIO()
+    with contextlib.redirect_stderr(err):
+        with one_line_errors("demo", "interrupted; run again") as status:
+            try: os.kill(os.getpid(), signal.SIGINT)
+            except KeyboardInterrupt:
+                os.kill(os.getpid(), signal.SIGINT)                       # impatient: during the clean-up
+                raise
+    assert status.code == 130 and err.getvalue().splitlines() == ["demo: stopping, please wait", "demo: interrupted; run again"]
+
+
+def _archive(path, n=30, corrupt=None):
+    from PIL import Image
+    blobs = []
+    for i in range(n):
+        b = io.BytesIO(); Image.fromarray(np.full((32, 32, 3), 8 * i, np.uint8)).save(b, format="JPEG"); blobs.append(np.frombuffer(b.getvalue(), np.uint8))
+    jpeg, offsets, labels = np.concatenate(blobs).copy(), np.cumsum([0] + [len(b) for b in blobs]), np.arange(n) % 3
+    if corrupt == "jpeg": jpeg[:50] = 0
+    arrays = dict(jpeg=jpeg, offsets=offsets, labels=labels)
+    if corrupt == "keys": arrays.pop("labels")
+    np.savez(path, **arrays)
+    if corrupt == "truncated": path.write_bytes(path.read_bytes()[:300])
+    if corrupt == "empty": path.write_bytes(b"")
+    return path
+
+
+@pytest.mark.parametrize("corrupt,expect", [("dir", "is a folder"), ("truncated", "not a readable .npz"), ("empty", "not a readable .npz"),
+                                            ("keys", "has no array 'labels'"), ("jpeg", "is not a valid JPEG")])
+def test_bad_archives(tmp_path, corrupt, expect):
+    archive = tmp_path if corrupt == "dir" else _archive(tmp_path / "a.npz", corrupt=corrupt)
+    one_line_2(call(pretrain_main, "--archive", archive, "--out", tmp_path / "o", "--device", "cpu"), expect)
+
+
+def test_pretrain_flags_are_checked(tmp_path):
+    a = _archive(tmp_path / "a.npz")
+    one_line_2(call(pretrain_main, "--archive", a, "--limit", "-5", "--out", tmp_path / "o"), "argument --limit: must be a whole number ≥ 0")
+    one_line_2(call(pretrain_main, "--archive", a, "--epochs", "nan", "--out", tmp_path / "o"), "argument --epochs")
+    one_line_2(call(pretrain_main, "--archive", a, "--resume-changing", "seed", "--out", tmp_path / "o", "--device", "cpu"), "'seed' cannot change")
+
+
+def test_offline_download(tmp_path, monkeypatch):
+    import urllib.error
+    from torchvision import datasets
+    def offline(*a, **kw): raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+    monkeypatch.setattr(datasets, "CIFAR10", offline)
+    one_line_2(call(pretrain_main, "--root", tmp_path / "data", "--download", "--out", tmp_path / "o", "--device", "cpu"),
+               "could not download cifar10")
+
+
+@pytest.mark.parametrize("content,expect", [
+    (b"", "not a readable ssbnn checkpoint"),
+    (os.urandom(2048), "not a readable ssbnn checkpoint"),
+    ("malicious", "Python objects, which are never loaded"),
+    ("training", "is a training checkpoint"),
+])
+def test_bad_model_files(tmp_path, content, expect):
+    model = tmp_path / "model.pt"
+    if content == "malicious": torch.save(print, model)
+    elif content == "training": torch.save({"encoder": {}, "optimizer": {}, "step": 1}, model)
+    else: model.write_bytes(content)
+    one_line_2(call(evaluate_main, "--data", "cifar10", "--archive", _archive(tmp_path / "a.npz"), "--model", model, "--budgets", "3",
+                    "--seeds", "1", "--methods", "ss-bnn", "--corruptions", "none", "--device", "cpu", "--out", tmp_path / "o", "--quiet"), expect)
+
+
+def test_evaluate_refuses_flags_it_would_ignore(tmp_path):
+    one_line_2(call(evaluate_main, "--data", "digits", "--model", tmp_path / "nonexistent.pt", "--out", tmp_path / "o"),
+               "--model applies to --data cifar10 only")
+
+
+@pytest.mark.parametrize("content,expect", [(b"", "not a readable ssbnn checkpoint"), (os.urandom(4096), "not a readable ssbnn checkpoint"),
+                                            ("tensor", "holds a Tensor")])
+def test_resuming_from_a_file_that_is_not_a_checkpoint(tmp_path, content, expect):
+    out = tmp_path / "run"; out.mkdir(); (out / RUN_MARK).write_text("")
+    if content == "tensor": torch.save(torch.ones(3), out / "pretrain.ckpt")
+    else: (out / "pretrain.ckpt").write_bytes(content)
+    one_line_2(call(ssbnn_main, *SHORT, "--out", out), expect)
+
+
+def test_stale_temporary_files_are_removed(tmp_path):
+    import subprocess as sp
+    out = tmp_path / "run"; out.mkdir(); (out / RUN_MARK).write_text("")
+    dead = sp.Popen(["true"]); dead.wait()
+    (out / f".pretrain.ckpt.tmp{dead.pid}").write_bytes(b"half a checkpoint")
+    code, _, err = call(ssbnn_main, "--epochs", "1", "--batch-size", "256", "--budgets", "10", "--seeds", "1", "--device", "cpu",
+                        "--quiet", "--out", out)
+    assert code == 0, err
+    assert not list(out.glob(".*.tmp*")) and (out / "results.json").exists()
+
+
+KILLER = r"""
+import sys, torch
+from ssbnn._utils import save_checkpoint
+state = {"w": torch.randn(2_000_000), "step": 0}
+print("ready", flush=True)
+for step in range(10**6):
+    state["step"] = step; save_checkpoint(sys.argv[1], state)
+"""
+
+
+def test_kills_during_saves_leave_a_loadable_checkpoint(tmp_path):
+    "SIGKILL a process that saves an 8 MB checkpoint in a loop, at a few moments: the file always loads, and temp files go."
+    import random, subprocess as sp, time
+    from ssbnn._utils import load_checkpoint, remove_stale_temps
+    path, rng, steps = tmp_path / "ck.pt", random.Random(0), []
+    for k in range(6):
+        p = sp.Popen([sys.executable, "-c", KILLER, str(path)], stdout=sp.PIPE, text=True)
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(0.2 + rng.random() * 0.6)
+        p.kill(); p.wait()
+        if path.exists(): steps.append(load_checkpoint(path)["step"])          # never a half-written file
+        remove_stale_temps(path)
+        assert not list(tmp_path.glob(".ck.pt.tmp*"))
+    assert steps and path.exists()

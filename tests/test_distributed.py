@@ -15,6 +15,7 @@ def _run(folder, checkpoint=None, crash_at=None, seed=0):
     from ssbnn.models import DigitsCNN, ProjectionHead
     from ssbnn.elbo import ContrastiveELBO
     from ssbnn.train import PretrainConfig, pretrain
+    from ssbnn.distributed import DDPRun
     torch.manual_seed(seed)
     f, g, e = DigitsCNN(width=8, dim=16), ProjectionHead(16, out_dim=8), ContrastiveELBO()
     if crash_at:
@@ -26,7 +27,8 @@ def _run(folder, checkpoint=None, crash_at=None, seed=0):
         e.forward = crash
     cfg = PretrainConfig(epochs=EPOCHS, batch_size=BATCH, checkpoint_every=2, log_every=1, device="cpu")
     x = load_digits_splits().x_train[:200]
-    try: hist = pretrain(f, g, e, x, DigitsAugment(), cfg, checkpoint=None if checkpoint is None else f"{folder}/{checkpoint}", progress=False)
+    try: hist = pretrain(f, g, e, x, DigitsAugment(), cfg, checkpoint=None if checkpoint is None else f"{folder}/{checkpoint}", progress=False,
+                         run=DDPRun())
     except KeyboardInterrupt: hist = None
     return {k: v.clone() for m in (f, g, e) for k, v in m.state_dict().items()}, hist
 
@@ -80,7 +82,7 @@ def test_torchrun_launches_ssbnn_pretrain(tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.count("ssbnn-pretrain:") == 1 and "on 2 processes" in r.stdout and r.stdout.count("done:") == 1, r.stdout
-    assert {p.name for p in out.iterdir()} == {"pretrain.ckpt", "model.pt", "history.json"}
+    assert {p.name for p in out.iterdir()} == {".ssbnn-run", "pretrain.ckpt", "model.pt", "history.json", "results.json"}
     hist = json.loads((out / "history.json").read_text())
     assert hist[-1]["step"] == 6 and "knn_accuracy" in hist[-1]           # 88 training images, tasks of 16: 6 global steps
     r2 = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

@@ -80,7 +80,7 @@ def test_pages_show_their_outputs_and_figures(site):
         if n_out and "cell-output" not in html: bad.append(f"{nb}: {n_out} outputs, none on the page")
         if _parse(site / nb.with_suffix(".html")).pngs < n_png: bad.append(f"{nb}: fewer than its {n_png} figures on the page")
     assert not bad, "\n".join(bad)
-    for nb in ("04_train.ipynb", "09_experiment.ipynb", "14_prior.ipynb", "tutorials/01_tour.ipynb"):  # pages that must have figures
+    for nb in ("07_train.ipynb", "experiments/03_evaluation.ipynb", "11_prior.ipynb", "tutorials/01_tour.ipynb"):  # pages that must have figures
         assert _parse(site / Path(nb).with_suffix(".html")).pngs > 0, f"{nb}: page has no figure; were its outputs saved?"
 
 
@@ -131,9 +131,18 @@ def test_kernel_free_sliders_move_the_figure(site, browser):
     assert checked >= 2, f"expected the prior pages' sliders, found {checked}"
 
 
+def test_maths_is_rendered_offline(site, browser):
+    "KaTeX comes with the site: formulas are typeset, not left as TeX."
+    page, errors = _open(browser, site / "04_elbo.html")
+    page.wait_for_function("document.querySelectorAll('.katex').length > 0", timeout=10_000)
+    assert page.locator(".katex").count() > 5 and not errors
+    assert "\\tilde" not in page.inner_text("main")                   # no raw TeX left on the page
+    page.close()
+
+
 def test_screenshots(site, browser):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for name, page_path in [("home", "index.html"), ("module", "03_elbo.html"), ("tutorial", "tutorials/01_tour.html")]:
+    for name, page_path in [("home", "index.html"), ("module", "04_elbo.html"), ("tutorial", "tutorials/01_tour.html")]:
         page, errors = _open(browser, site / page_path)
         page.screenshot(path=str(ARTIFACTS / f"docs_{name}.png"), full_page=False)
         assert (ARTIFACTS / f"docs_{name}.png").stat().st_size > 10_000 and not errors

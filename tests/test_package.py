@@ -1,5 +1,5 @@
 "The installed package: its public API, its version, and that ssbnn/ is exactly what the notebooks export."
-import configparser, filecmp, shutil, subprocess
+import configparser, filecmp, shutil, subprocess, sys
 import torch
 import ssbnn
 from ssbnn import core
@@ -12,11 +12,16 @@ def test_version_matches_settings():
 
 
 def test_front_door_exports():
-    for name in ["SSBNN", "load_digits_splits", "labelled_subset", "DigitsAugment", "DigitsCNN", "ProjectionHead",
-                 "ContrastiveELBO", "make_task", "PretrainConfig", "evaluate", "MAPClassifier", "LastLayerLaplace"]:
+    for name in ["SSBNN", "load_digits_splits", "labelled_subset", "DigitsCNN", "ContrastiveELBO", "PretrainConfig",
+                 "evaluate", "LaplacePosterior", "MAPPosterior", "KNNMonitor"]:
         assert name in core.__all__, name
         assert hasattr(core, name), name
-    assert len(core.__all__) <= 20            # a small public API
+    assert len(core.__all__) <= 12            # a small public API: about ten names
+
+def test_front_door_does_not_import_the_baselines():
+    code = "import sys, ssbnn.core; assert 'ssbnn.baselines' not in sys.modules and 'ssbnn.experiments' not in sys.modules"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
 
 
 def test_estimator_api_end_to_end():
@@ -53,7 +58,7 @@ def test_library_is_what_the_notebooks_export(tmp_path):
 def test_modules_compile_without_warnings():
     "No module emits a SyntaxWarning (e.g. a LaTeX backslash in a docstring) on Python 3.12+."
     import warnings
-    for f in sorted((ROOT / "ssbnn").glob("*.py")):
+    for f in sorted((ROOT / "ssbnn").rglob("*.py")):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             compile(f.read_text(), str(f), "exec")

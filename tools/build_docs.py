@@ -3,10 +3,13 @@
 nbdev processes the notebooks exactly as `nbdev_docs` would (show_doc blocks, hidden and flagged cells, backtick links,
 the sidebar) into `_proc/`; then `smalldocs`, a pure-Python renderer of `_quarto.yml` projects, renders that project
 into `_docs/`. Where Quarto is installed, `nbdev_docs` builds the hosted site from the same files (see
-.github/workflows/deploy.yaml). Pages keep their notebook names here (`03_elbo.html`); links that nbdev writes to the
+.github/workflows/deploy.yaml). Pages keep their notebook names here (`04_elbo.html`); links that nbdev writes to the
 hosted pages (`https://<doc_host>/<baseurl>/elbo.html#...`) are pointed at the local pages so the site works offline.
+smalldocs loads KaTeX from a CDN; for the offline site the same KaTeX release is taken from the npm registry (`npm
+pack`, cached in `.cache/katex/`), copied into `_docs/_vendor/katex/` and the pages are pointed at it, so the maths
+renders without a network. The hosted Quarto site keeps Quarto's own maths.
 """
-import json, os, re, shutil, subprocess, sys, time
+import json, os, re, shutil, subprocess, sys, tarfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +23,7 @@ def _frontmatter(nb:dict) -> tuple[int, str]:
 
 
 def _page_map(proc:Path) -> dict:
-    "Quarto's output name of each page ('elbo.html') -> the offline page ('03_elbo.html', relative to the site root)."
+    "Quarto's output name of each page ('elbo.html') -> the offline page ('04_elbo.html', relative to the site root)."
     pages = {}
     for p in proc.rglob("*.ipynb"):
         _, fm = _frontmatter(json.loads(p.read_text()))
@@ -48,6 +51,26 @@ def localise(proc:Path, host:str):
         p.write_text(json.dumps(nb, indent=1, ensure_ascii=False))
 
 
+def vendor_katex(site:Path, cache:Path=ROOT / ".cache" / "katex") -> bool:
+    "Copy smalldocs' KaTeX release from the npm registry (cached) into the site and point the pages at it; False if npm failed."
+    from smalldocs.layout import KATEX
+    version = re.search(r"katex@([\d.]+)", KATEX)[1]
+    dist = cache / version / "package" / "dist"
+    if not dist.exists():
+        (cache / version).mkdir(parents=True, exist_ok=True)
+        r = subprocess.run(["npm", "pack", f"katex@{version}", "--pack-destination", str(cache / version)],
+                           capture_output=True, text=True) if shutil.which("npm") else None
+        if r is None or r.returncode:
+            print(f"docs: KaTeX {version} could not be fetched with npm; the maths renders only online", file=sys.stderr)
+            return False
+        with tarfile.open(cache / version / f"katex-{version}.tgz") as t: t.extractall(cache / version, filter="data")
+    shutil.copytree(dist, site / "_vendor" / "katex", dirs_exist_ok=True)
+    for page in site.rglob("*.html"):
+        text = page.read_text()
+        if KATEX in text: page.write_text(text.replace(KATEX, os.path.relpath(site / "_vendor" / "katex", page.parent)))
+    return True
+
+
 # Quarto settings that smalldocs does not act on and that do not change the html site: expected, not errors.
 BENIGN = ("format commonmark is not built", "format.html.keep-md is ignored")
 
@@ -67,6 +90,7 @@ def build(out:Path=ROOT / "_docs", strict:bool=True) -> Path:
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.move(str(proc / "_docs"), tmp)
+    vendor_katex(tmp)
     shutil.rmtree(out, ignore_errors=True)
     os.replace(tmp, out)
     return out

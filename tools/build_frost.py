@@ -14,7 +14,7 @@ lines 237-247) does before cropping:
     ... frost[...][..., [2, 1, 0]]                        # to RGB
 
 and stores the result as uint8 `(H, W, 3)` RGB arrays named `frost1` ... `frost5` (frost6 is listed by the original
-but never drawn: it picks `np.random.randint(5)`). The random crop and the blend stay in `ssbnn.corrupt.frost`.
+but never drawn: it picks `np.random.randint(5)`). The random crop and the blend stay in `ssbnn.experiments.corrupt.frost`.
 
 OpenCV maps destination pixel i to source coordinate (i + 0.5) * 5 - 0.5 = 5 i + 2, an integer, so the result is the
 photograph subsampled at rows and columns 2, 7, 12, ...; resizing to a fixed size instead (scale src/dst, e.g.

@@ -1,0 +1,60 @@
+"The package's layout: data flows one way through the modules, and no private name is imported across them."
+import ast, json, re
+from conftest import ROOT
+
+# The modules in the order data flows (README, "Layout"); a module may import only from modules before it.
+ORDER = ["_utils", "data", "augment", "models", "elbo", "metrics", "features", "train", "distributed", "posterior",
+         "baselines", "prior", "report", "core", "experiments.corrupt", "experiments.cifar", "experiments.evaluation",
+         "experiments.active", "experiments.ablation", "cli"]
+
+
+def _modules():
+    "{dotted name: parsed tree} of every module of the package (the nbdev index and __init__ files aside)."
+    out = {}
+    for f in (ROOT / "ssbnn").rglob("*.py"):
+        name = ".".join(f.relative_to(ROOT / "ssbnn").with_suffix("").parts)
+        if name.split(".")[-1] in ("__init__", "_modidx"): continue
+        out[name] = ast.parse(f.read_text())
+    return out
+
+
+def _imports(name, tree):
+    "(module, names) for every `from ssbnn... import ...` in a module, relative imports resolved."
+    pkg = name.split(".")[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level: mod = ".".join(pkg[:len(pkg) - node.level + 1] + ([node.module] if node.module else []))
+            elif node.module and node.module.startswith("ssbnn."): mod = node.module[len("ssbnn."):]
+            else: continue
+            yield mod, [a.name for a in node.names]
+
+
+def test_every_module_has_a_place():
+    assert sorted(_modules()) == sorted(ORDER)
+
+
+def test_imports_run_down_the_data_path():
+    bad = [f"{name} imports {mod}" for name, tree in _modules().items() for mod, _ in _imports(name, tree)
+           if mod in ORDER and ORDER.index(mod) >= ORDER.index(name)]
+    assert not bad, bad
+
+
+def test_no_private_name_crosses_a_module():
+    bad = [f"{name}: from {mod} import {n}" for name, tree in _modules().items() for mod, names in _imports(name, tree)
+           for n in names if n.startswith("_") and not n.startswith("__")]
+    assert not bad, bad
+
+
+def _mixes_imports(src:str) -> bool:
+    "True for a cell nbdev's docs build would execute for its imports although it also computes (nbdev's `_do_eval`)."
+    if re.search(r"^#\|\s*(export|exports|exporti|exec_doc|eval:\s*false)", src, re.M): return False
+    try: nodes = list(ast.walk(ast.parse(src)))
+    except SyntaxError: return False
+    return any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in nodes) and any(isinstance(n, (ast.Expr, ast.Assign)) for n in nodes)
+
+
+def test_no_cell_mixes_imports_with_code():
+    "The docs build runs every cell that imports; one that also computes would run again there, out of order."
+    bad = [f"{p.relative_to(ROOT)} cell {i}" for p in sorted((ROOT / "nbs").rglob("*.ipynb")) if ".ipynb_checkpoints" not in str(p)
+           for i, c in enumerate(json.loads(p.read_text())["cells"]) if c["cell_type"] == "code" and _mixes_imports("".join(c["source"]))]
+    assert not bad, f"put the imports of these cells in a cell of their own: {bad}"
