@@ -3,7 +3,7 @@
 nbdev's own processing step turns the notebook into what Quarto would render (hidden cells removed, directives
 stripped); nbconvert then writes GitHub-flavoured markdown. Where Quarto exists, `nbdev_readme` does the same job.
 """
-import json, subprocess, sys
+import json, re, subprocess, sys
 import yaml
 from pathlib import Path
 
@@ -22,9 +22,13 @@ def main():
     nb["metadata"]["language_info"] = {"name": "python"}
     for c in nb["cells"]:   # progress bars and warnings are noise in a README
         if c["cell_type"] == "code": c["outputs"] = [o for o in c["outputs"] if o.get("name") != "stderr"]
+        src = "".join(c["source"]) if c["cell_type"] == "code" else ""
+        if re.search(r"^#\|\s*echo:\s*false", src, re.M):     # Quarto's echo: false, which nbconvert does not know
+            c.setdefault("metadata", {})["tags"] = ["remove_cell" if not c["outputs"] else "remove_input"]
     tmp = cache/"_readme.ipynb"
     tmp.write_text(json.dumps(nb))
     subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "markdown", "--log-level", "WARN",
+                    "--TagRemovePreprocessor.remove_cell_tags=remove_cell", "--TagRemovePreprocessor.remove_input_tags=remove_input",
                     str(tmp), "--output", "README", "--output-dir", str(cfg.config_path)], check=True)
     readme = cfg.config_path/"README.md"
     body = readme.read_text()
