@@ -144,20 +144,23 @@ def explorer(features:dict, bnn_rhos:dict|None=None):
                          groups=W.SelectMultiple(options=GROUPS, value=GROUPS, description="groups"))
 
 # %% ../nbs/11_prior.ipynb #3594ab85
-def kde_animation(frames:list, titles:list) -> str:
+def kde_animation(frames:list, titles:list,
+                  dpi:int=64, # resolution of the frames: they are embedded in the HTML, so small keeps pages light
+                 ) -> str:
     "A kernel-free slider over precomputed KDE plots: one `{group: rho}` dict per frame, as interactive HTML (`to_jshtml`)."
     import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation
     lo = min(np.log(max(r[k].min().item(), 1e-12)) for r in frames for k in r)
     grid = np.linspace(lo - 0.1, 0., 200)
-    fig, ax = plt.subplots(figsize=(5.5, 3.2))
+    fig, ax = plt.subplots(figsize=(5.5, 3.2), dpi=dpi)
     def frame(i):
         ax.clear()
         plot_kde(frames[i], ax, titles[i], grid)
         ax.set_ylim(0, max(d.max() for d in log_rho_kde(frames[i], grid)[1].values()) * 1.1)
         fig.tight_layout()
     anim = FuncAnimation(fig, frame, frames=len(frames))
-    html = anim.to_jshtml(default_mode="once")
+    with plt.rc_context({"animation.frame_format": "jpeg"}):    # frames as JPEG: about half the size of PNG
+        html = anim.to_jshtml(default_mode="once")
     plt.close(fig)
     return html
 

@@ -69,10 +69,10 @@ def test_resumes_from_a_checkpoint(tmp_path):
     (["--frobnicate"], "unrecognized arguments"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, expect):
-    r = ssbnn(*args, "--out", str(tmp_path / "o"), "--quiet")
-    assert r.returncode == 2, (r.stdout, r.stderr)
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and expect in lines[0] and "Traceback" not in r.stderr, r.stderr
+    "In this process (the console script is tested in test_pretrain_cli_bad_input and the end-to-end tests)."
+    code, _, err = call(ssbnn_main, *args, "--out", tmp_path / "o", "--quiet")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and expect in lines[0] and "Traceback" not in err, (code, err)
     assert not (tmp_path / "o" / "pretrain.ckpt").exists()                    # refused before any pretraining
 
 

@@ -58,3 +58,22 @@ def test_no_cell_mixes_imports_with_code():
     bad = [f"{p.relative_to(ROOT)} cell {i}" for p in sorted((ROOT / "nbs").rglob("*.ipynb")) if ".ipynb_checkpoints" not in str(p)
            for i, c in enumerate(json.loads(p.read_text())["cells"]) if c["cell_type"] == "code" and _mixes_imports("".join(c["source"]))]
     assert not bad, f"put the imports of these cells in a cell of their own: {bad}"
+
+
+def test_saved_outputs_are_light_and_not_repeated():
+    "No saved output over 150 kB (tools/run_nbs.py re-encodes large figures), and no large output (an animation) saved twice."
+    import hashlib
+    big, seen, twice = [], {}, []
+    for p in sorted((ROOT / "nbs").rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in str(p): continue
+        for i, c in enumerate(json.loads(p.read_text())["cells"]):
+            for o in c.get("outputs", []):
+                where = f"{p.relative_to(ROOT)} cell {i}"
+                if len(json.dumps(o)) > 150_000: big.append(where)
+                data = {k: v for k, v in o.get("data", {}).items() if k != "text/plain"}
+                if len(json.dumps(data)) > 20_000:
+                    h = hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()
+                    if h in seen: twice.append(f"{where} repeats {seen[h]}")
+                    seen[h] = where
+    assert not big, f"outputs over 150 kB (re-run with tools/run_nbs.py, or make the figure smaller): {big}"
+    assert not twice, twice

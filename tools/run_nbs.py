@@ -28,8 +28,25 @@ def run(path:Path, skip:set) -> float:
     t = time.time()
     with working_directory(path.parent):
         CaptureShell(path).run_all(nb, exc_stop=True, preproc=_skip)
+    shrink_pngs(nb)
     write_nb(nb, path)
     return time.time() - t
+
+
+def shrink_pngs(nb, limit:int=100_000) -> int:
+    "Re-encode saved PNG figures larger than `limit` base64 bytes with a 256-colour palette (about 3x smaller); returns how many."
+    import base64, io
+    from PIL import Image
+    n = 0
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            png = o.get("data", {}).get("image/png")
+            if png is None or len(png) <= limit: continue
+            im = Image.open(io.BytesIO(base64.b64decode(png))).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT)
+            buf = io.BytesIO(); im.save(buf, format="PNG", optimize=True)
+            small = base64.b64encode(buf.getvalue()).decode()
+            if len(small) < len(png): o["data"]["image/png"], n = small + "\n", n + 1
+    return n
 
 
 if __name__ == "__main__":
