@@ -34,7 +34,7 @@ def run(path:Path, skip:set) -> float:
 
 
 def shrink_pngs(nb, limit:int=100_000) -> int:
-    "Re-encode saved PNG figures larger than `limit` base64 bytes with a 256-colour palette (about 3x smaller); returns how many."
+    "Re-encode saved PNG figures larger than `limit` base64 bytes: at most 2000 px wide, 256 colours (about 3x smaller); returns how many."
     import base64, io
     from PIL import Image
     n = 0
@@ -42,8 +42,9 @@ def shrink_pngs(nb, limit:int=100_000) -> int:
         for o in c.get("outputs", []):
             png = o.get("data", {}).get("image/png")
             if png is None or len(png) <= limit: continue
-            im = Image.open(io.BytesIO(base64.b64decode(png))).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT)
-            buf = io.BytesIO(); im.save(buf, format="PNG", optimize=True)
+            rgb = Image.open(io.BytesIO(base64.b64decode(png))).convert("RGB")
+            if rgb.width > 2000: rgb = rgb.resize((2000, round(rgb.height * 2000 / rgb.width)), Image.Resampling.LANCZOS)
+            buf = io.BytesIO(); rgb.quantize(256, method=Image.Quantize.MEDIANCUT).save(buf, format="PNG", optimize=True)
             small = base64.b64encode(buf.getvalue()).decode()
             if len(small) < len(png): o["data"]["image/png"], n = small + "\n", n + 1
     return n
