@@ -1,5 +1,5 @@
 "Shared fixtures for the pytest suite (the notebooks carry their own tests; see test_notebooks.py)."
-import os, sys
+import sys
 from pathlib import Path
 import pytest
 

@@ -1,7 +1,6 @@
 "Pretraining on several processes: a killed 2-rank run resumes exactly, and `ssbnn-pretrain` runs under torchrun (gloo, CPU)."
 import io, json, subprocess
 import numpy as np
-import pytest
 from conftest import console
 
 EPOCHS, BATCH = 3, 64                            # 200 digits, tasks of 64 images (32 per rank): 10 steps

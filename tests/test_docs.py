@@ -3,7 +3,7 @@
 Skipped where Chromium is not installed (`.ci/run` installs Debian's `chromium`). Screenshots of the home page and a
 module page are saved to tests/artifacts/.
 """
-import json, os, re, shutil, subprocess, sys
+import json, re, shutil, subprocess, sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit, unquote

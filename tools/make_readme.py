@@ -5,7 +5,7 @@ stripped); nbconvert then writes GitHub-flavoured markdown. Where Quarto exists,
 """
 import json, re, subprocess, sys
 import yaml
-from pathlib import Path
+
 
 def main():
     from nbdev.config import get_config

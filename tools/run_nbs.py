@@ -7,7 +7,7 @@ Cells marked `#| eval: false` never run; cells with a flag named in --skip keep 
 cells are skipped where no GPU is present, so outputs saved from a GPU run survive a CPU re-run). Uses execnb, the
 engine behind nbdev_test.
 """
-import argparse, sys, time
+import argparse, time
 from pathlib import Path
 
 
