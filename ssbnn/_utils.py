@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_utils.ipynb #343a2162
 from __future__ import annotations
-import contextlib, hashlib, math, numbers, os, pickle, platform, signal, zipfile
+import contextlib, hashlib, math, numbers, os, pickle, platform, shutil, signal, zipfile
 from pathlib import Path
 import torch
 
@@ -34,7 +34,7 @@ def as_option(enum_cls, value, name:str):
         raise ValueError(f"unknown {name} {value!r}; choose one of {valid}") from None
 
 # %% ../nbs/00_utils.ipynb #91c77a61
-def check_number(name:str, # the setting, as the user knows it (a field, or a command-line flag)
+def check_number(name:str, # the setting, as the user knows it (a field, or a command-line flag; '' for none)
                  value, low=None, high=None, # the allowed range (either end may be open-ended: None)
                  integer:bool=False, # whole numbers only
                  open_low:bool=False, # `low` itself is not allowed
@@ -48,7 +48,7 @@ def check_number(name:str, # the setting, as the user knows it (a field, or a co
         lo = "" if low is None else f"{'>' if open_low else '≥'} {show(low)}"
         hi = "" if high is None else f"≤ {show(high)}"
         what = "a whole number" if integer else "a finite number"
-        raise ValueError(f"{name} must be {what}{' ' + ' and '.join(b for b in (lo, hi) if b) if lo or hi else ''}, got {value!r}")
+        raise ValueError(f"{name + ' ' if name else ''}must be {what}{' ' + ' and '.join(b for b in (lo, hi) if b) if lo or hi else ''}, got {value!r}")
     return value
 
 # %% ../nbs/00_utils.ipynb #6ea11f2e
@@ -84,11 +84,13 @@ def pid_alive(pid:int) -> bool:
     return True
 
 def remove_stale_temps(path) -> list[Path]:
-    "Delete the temporary files that killed writers of `path` left behind (their process is gone); returns them."
+    "Delete the temporary files (or folders) `.<name>.tmp<pid>` that killed writers of `path` left behind; returns them."
     path, gone = Path(path), []
     for f in path.parent.glob(f".{path.name}.tmp*"):
         pid = f.name.rsplit(".tmp", 1)[-1]
-        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)): f.unlink(missing_ok=True); gone.append(f)
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+            shutil.rmtree(f, ignore_errors=True) if f.is_dir() else f.unlink(missing_ok=True)
+            gone.append(f)
     return gone
 
 def atomic_write(path, write):

@@ -43,8 +43,8 @@ def _number(kind, **limits):
     def conv(s):
         try: v = kind(s)
         except ValueError: raise argparse.ArgumentTypeError(f"{s!r} is not {'a whole number' if kind is int else 'a number'}") from None
-        try: return check_number("it", v, **limits)
-        except ValueError as e: raise argparse.ArgumentTypeError(str(e).removeprefix("it ")) from None
+        try: return check_number("", v, **limits)                       # argparse names the flag
+        except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
     return conv
 
 # %% ../nbs/14_cli.ipynb #c8aa8e0c

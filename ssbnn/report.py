@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, math, os, shutil, tempfile, time
 from pathlib import Path
 import numpy as np
-from ._utils import atomic_write, deferred_interrupt, pid_alive
+from ._utils import atomic_write, deferred_interrupt, remove_stale_temps
 from .baselines import METHODS
 
 # %% auto #0
@@ -165,10 +165,8 @@ def write_results(out, # the results folder (created if missing)
     "Write a result set into the folder `out` whole, `results.json` last; returns the folder."
     import matplotlib.pyplot as plt
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob(".results-*"):                                 # left by a run that was killed while writing
-        pid = old.name.split("-")[1]
-        if pid.isdigit() and not pid_alive(int(pid)): shutil.rmtree(old, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".results-{os.getpid()}-", dir=out))
+    remove_stale_temps(out/"results")                                # a folder left by a writer that was killed
+    tmp = out/f".results.tmp{os.getpid()}"; tmp.mkdir(exist_ok=True)
     try:
         (tmp/names[1]).write_text(markdown)
         if figure is not None: figure.savefig(tmp/names[2], dpi=110, format="png"); plt.close(figure)
