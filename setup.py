@@ -21,6 +21,7 @@ min_python = cfg['min_python']
 requirements = shlex.split(cfg.get('requirements', ''))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 notebook_requirements = shlex.split(cfg.get('notebook_requirements', ''))
+extras = {name: shlex.split(cfg.get(f'{name}_requirements', '')) for name in ('hub', 'tensorboard')}
 
 setuptools.setup(
     name=cfg['lib_name'],
@@ -35,7 +36,7 @@ setuptools.setup(
     include_package_data=True,
     package_data={cfg['lib_path']: ['assets/*']},
     install_requires=requirements,
-    extras_require={'dev': dev_requirements, 'notebooks': notebook_requirements},
+    extras_require={'dev': dev_requirements, 'notebooks': notebook_requirements, **extras},
     dependency_links=cfg.get('dep_links', '').split(),
     python_requires='>=' + min_python,
     long_description=open('README.md', encoding='utf-8').read(),

@@ -1,17 +1,17 @@
 """Low-budget active learning on CIFAR-10 (paper section 5.2) on one GPU: SS-BNN + BALD, SimCLR + entropy, deep ensemble + BALD, random.
 
     python bench/active_cifar.py --archive path/to/cifar10_train.npz --epochs 50 --seeds 3
-    python bench/active_cifar.py --archive ... --ssbnn-model runs/c10-200/model.pt --methods ss-bnn-bald,ss-bnn-random
+    python bench/active_cifar.py --archive ... --ssbnn-model runs/c10-200/model --methods ss-bnn-bald,ss-bnn-random
 
 The archive holds the 50,000 CIFAR-10 training images as packed JPEG bytes (`jpeg`, `offsets`, `labels`, `classes`),
 as on our build machines; with a network connection, `--torchvision-root DIR` reads torchvision's copy instead (then
 the pool is the whole training split and validation / evaluation images come from the test split). From the archive it
 holds out `--eval` images for evaluation and `--val` from which the 50-image validation set is drawn; the rest is the
 pool. The SS-BNN and SimCLR encoders are pretrained here with the paper's recipe for `--epochs` (the paper: 500) unless
-`--ssbnn-model` / `--simclr-model` give `model.pt` files from `ssbnn-pretrain`. Writes results.json, active.md and
+`--ssbnn-model` / `--simclr-model` give model folders from `ssbnn-pretrain` (or older model.pt files). Writes results.json, active.md and
 active.png into `--out`.
 """
-import argparse, json, sys, time
+import argparse, sys, time
 from pathlib import Path
 
 METHODS = ("ss-bnn-bald", "simclr-entropy", "ensemble-bald", "ss-bnn-random")
@@ -24,8 +24,8 @@ def main(argv=None):
     src.add_argument("--torchvision-root", type=Path, help="torchvision CIFAR-10 folder (download=True if missing)")
     p.add_argument("--epochs", type=float, default=50, help="pretraining epochs of the SS-BNN and SimCLR encoders (default 50; paper 500)")
     p.add_argument("--batch-size", type=int, default=1000)
-    p.add_argument("--ssbnn-model", type=Path, help="a pretrained SS-BNN model.pt instead of pretraining here")
-    p.add_argument("--simclr-model", type=Path, help="a pretrained NT-Xent model.pt instead of pretraining here")
+    p.add_argument("--ssbnn-model", type=Path, help="a pretrained SS-BNN model folder instead of pretraining here")
+    p.add_argument("--simclr-model", type=Path, help="a pretrained NT-Xent model folder instead of pretraining here")
     p.add_argument("--ntxent-tau", type=float, default=0.45, help="NT-Xent temperature of SimCLR (default 0.45, the paper's)")
     p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated, from {','.join(METHODS)}")
     p.add_argument("--seeds", type=int, default=3)
@@ -51,10 +51,11 @@ def main(argv=None):
     import torch
     from common import cifar_splits
     from ssbnn.train import PretrainConfig
-    from ssbnn._utils import get_device, atomic_write
+    from ssbnn._utils import get_device
     from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.elbo import NTXent
     from ssbnn.models import CIFARResNet18
+    from ssbnn.core import SSBNN
     from ssbnn.augment import CropFlip
     from ssbnn.baselines import MAPConfig
     from ssbnn.posterior import MAPPosterior
@@ -68,7 +69,7 @@ def main(argv=None):
     def encoder(objective, path):
         "A pretrained SS-BNN (or SimCLR with an NTXent objective): loaded from `path` or pretrained here."
         model = cifar_ssbnn(data.num_classes, device=device, seed=0, objective=objective)
-        if path is not None: return model.load(path), {"model": str(path)}
+        if path is not None: return SSBNN.load(path, device=device, **(model.parts() if path.is_file() else {})), {"model": str(path)}
         cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, device=str(device))
         t = time.time(); model.pretrain(data.x_train, cfg, progress=False)
         return model, {"epochs": a.epochs, "batch_size": a.batch_size, "seconds": time.time() - t, "final_tau": model.history_[-1]["tau"]}

@@ -9,7 +9,7 @@ out) alternately as a plain process and under torchrun, `--repeats` times each, 
 task gathered across ranks, even with one process. The target of issue 8: at most 3 % slower than the plain path on
 one GPU. Writes bench/results/ddp_overhead_<device>.json.
 """
-import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, json, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 

@@ -8,7 +8,7 @@ as on our build machines; with a network connection, `--torchvision-root DIR` re
 the training images it holds out `--eval` images for evaluation (kNN and Laplace metrics) and `--val` for the Laplace
 prior precision; the rest is the unlabelled set and the kNN memory bank.
 """
-import argparse, json, sys, time
+import argparse, json, sys
 from pathlib import Path
 
 

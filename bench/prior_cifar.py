@@ -1,6 +1,6 @@
 """Table 1 of the paper on CIFAR-10: prior evaluation scores of BNN priors (ResNet-20-FRN) and the self-supervised prior.
 
-    python bench/prior_cifar.py --archive cifar10_train.npz --model runs/c10-200/model.pt      # a pretrained SS-BNN
+    python bench/prior_cifar.py --archive cifar10_train.npz --model runs/c10-200/model      # a pretrained SS-BNN
     python bench/prior_cifar.py --archive cifar10_train.npz --epochs 200                      # or pretrain here
 
 Pairs (augmented view, same class, different class) come from held-out images. Writes a JSON with every figure
@@ -13,7 +13,7 @@ from pathlib import Path
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--archive", type=Path, required=True)
-    p.add_argument("--model", type=Path, default=None, help="model.pt from ssbnn-pretrain (else pretrain --epochs here)")
+    p.add_argument("--model", type=Path, default=None, help="a model folder from ssbnn-pretrain (or an older model.pt) (else pretrain --epochs here)")
     p.add_argument("--epochs", type=float, default=200)
     p.add_argument("--pairs", type=int, default=1000, help="pairs per group (default 1000)")
     p.add_argument("--ss-samples", type=int, default=4096)
@@ -29,6 +29,7 @@ def main(argv=None):
     import matplotlib.pyplot as plt
     from ssbnn.data import archive_splits
     from ssbnn.experiments.cifar import cifar_ssbnn
+    from ssbnn.cli import load_model
     from ssbnn.augment import SimCLRAugment
     from ssbnn.train import PretrainConfig
     from ssbnn._utils import get_device, atomic_write
@@ -37,9 +38,8 @@ def main(argv=None):
 
     device = get_device(a.device)
     data = archive_splits(a.archive, val=1000, test=5000, limit=a.limit, threads=16)
-    model = cifar_ssbnn(device=device)
-    if a.model: model.load(a.model)
-    else: model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(1000, len(data.x_train)),
+    model = load_model(a.model, device=device) if a.model else cifar_ssbnn(device=device)
+    if not a.model: model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(1000, len(data.x_train)),
                                                                  device=str(device), compile=device.type == "cuda"))
     pairs = make_pairs(data.x_val, data.y_val, a.pairs, SimCLRAugment(), seed=0)     # held-out images
 

@@ -4,14 +4,16 @@
 
 # %% ../nbs/00_utils.ipynb #343a2162
 from __future__ import annotations
-import contextlib, hashlib, math, numbers, os, pickle, platform, shutil, signal, zipfile
+import contextlib, dataclasses, functools, hashlib, inspect, math, numbers, os, pickle, platform, shutil, signal, zipfile
+from enum import Enum
 from pathlib import Path
 import torch
 
 # %% auto #0
-__all__ = ['get_device', 'as_option', 'check_number', 'deferred_interrupt', 'one_interrupt', 'pid_alive', 'remove_stale_temps',
-           'atomic_write', 'state_digest', 'save_checkpoint', 'load_checkpoint', 'seeded', 'rng_state', 'set_rng_state',
-           'environment']
+__all__ = ['REBUILDABLE', 'get_device', 'as_option', 'check_number', 'deferred_interrupt', 'one_interrupt', 'pid_alive',
+           'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint', 'load_checkpoint', 'file_sha256',
+           'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec', 'split_tensors', 'join_tensors',
+           'seeded', 'rng_state', 'set_rng_state', 'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -145,6 +147,118 @@ def load_checkpoint(path) -> dict:
         raise ValueError(f"{path} is damaged: its contents no longer match the checksum written with them; "
                          f"use an intact copy, or delete it to start afresh")
     return state
+
+# %% ../nbs/00_utils.ipynb #b3b7fd8d
+def file_sha256(path) -> str:
+    "SHA-256 of a file's bytes (the digest Git LFS and the Hugging Face Hub show for a file)."
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""): h.update(block)
+    return h.hexdigest()
+
+def recover_folder(path) -> Path:
+    "Move back an earlier folder that a writer killed between its two renames left as `.<name>.old<pid>`; returns `path`."
+    path = Path(path)
+    for old in path.parent.glob(f".{path.name}.old*"):
+        pid = old.name.rsplit(".old", 1)[-1]
+        if not pid.isdigit() or pid_alive(int(pid)): continue
+        if path.exists(): shutil.rmtree(old, ignore_errors=True)
+        else: os.replace(old, path)
+    return path
+
+def atomic_folder(path, write):
+    "Call `write(tmp_folder)`, flush its files and move the folder onto `path`, replacing an earlier one; returns `path`."
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    recover_folder(path); remove_stale_temps(path)
+    tmp, old = (path.with_name(f".{path.name}.{k}{os.getpid()}") for k in ("tmp", "old"))
+    shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir()
+    try:
+        write(tmp)
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh: os.fsync(fh.fileno())
+        with deferred_interrupt():
+            if path.exists(): os.replace(path, old)
+            os.replace(tmp, path)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return path
+
+# %% ../nbs/00_utils.ipynb #1da36ff7
+REBUILDABLE: dict = {}   # class name -> class, filled by `rebuildable`
+
+def rebuildable(cls):
+    "Class decorator: register `cls` by name and record each instance's constructor arguments (a dataclass's are its fields)."
+    REBUILDABLE[cls.__name__] = cls
+    if dataclasses.is_dataclass(cls): return cls
+    init = cls.__init__
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        bound = inspect.signature(init).bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        object.__setattr__(self, "_init_args", dict(list(bound.arguments.items())[1:]))
+    cls.__init__ = __init__
+    return cls
+
+# %% ../nbs/00_utils.ipynb #81e077dd
+def to_spec(obj):
+    "`obj` as JSON: plain values as they are, str Enums as their value, registered objects as {'class', 'args'}."
+    if isinstance(obj, Enum): return obj.value
+    if obj is None or isinstance(obj, (bool, int, float, str)): return obj
+    if isinstance(obj, (list, tuple)): return [to_spec(v) for v in obj]
+    if isinstance(obj, dict) and all(isinstance(k, str) for k in obj): return {k: to_spec(v) for k, v in obj.items()}
+    cls = type(obj)
+    if REBUILDABLE.get(cls.__name__) is not cls:
+        raise ValueError(f"{cls.__module__}.{cls.__qualname__} is not a class ssbnn can describe in a config file; "
+                         f"decorate it with ssbnn._utils.rebuildable, or pass it by hand when loading")
+    args = ({f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init} if dataclasses.is_dataclass(obj)
+            else obj._init_args)
+    return {"class": cls.__name__, "args": {k: to_spec(v) for k, v in args.items()}}
+
+def from_spec(spec):
+    "Build what `to_spec` described (registered classes only); JSON lists come back as tuples."
+    if isinstance(spec, list): return tuple(from_spec(v) for v in spec)
+    if not isinstance(spec, dict): return spec
+    if set(spec) != {"class", "args"}: return {k: from_spec(v) for k, v in spec.items()}
+    cls = REBUILDABLE.get(spec["class"])
+    if cls is None or not isinstance(spec["args"], dict):
+        raise ValueError(f"{spec['class']} is not a class ssbnn can build from a config file; pass it by hand when loading")
+    try: return cls(**{k: from_spec(v) for k, v in spec["args"].items()})
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{spec['class']} cannot be built with the arguments in the config ({e})") from None
+
+# %% ../nbs/00_utils.ipynb #1f3244ae
+def _is_slot(o) -> bool: return isinstance(o, dict) and set(o) == {"tensor", "dtype", "shape"}
+
+def split_tensors(state) -> tuple:
+    "A nested state as (JSON skeleton, {dotted key: contiguous CPU tensor}): each tensor's slot names its key, dtype and shape."
+    tensors = {}
+    def walk(o, key):
+        if torch.is_tensor(o):
+            tensors[key] = o.detach().cpu().contiguous().clone()
+            return {"tensor": key, "dtype": str(o.dtype).removeprefix("torch."), "shape": list(o.shape)}
+        sub = lambda k: f"{key}.{k}" if key else str(k)
+        if isinstance(o, dict): return {str(k): walk(v, sub(k)) for k, v in o.items()}
+        if isinstance(o, (list, tuple)): return [walk(v, sub(i)) for i, v in enumerate(o)]
+        return to_spec(o)
+    return walk(state, ""), tensors
+
+def join_tensors(skeleton, tensors:dict, what:str="the tensor file"):
+    "Put `tensors` back into a skeleton from `split_tensors`, refusing a missing tensor or one of another dtype or shape."
+    def walk(o):
+        if _is_slot(o):
+            t = tensors.get(o["tensor"])
+            if t is None: raise ValueError(f"{what} lacks the tensor {o['tensor']!r} that its config names")
+            got = (str(t.dtype).removeprefix("torch."), list(t.shape))
+            if got != (o["dtype"], o["shape"]):
+                raise ValueError(f"{what}: {o['tensor']} is {got[0]} {tuple(got[1])} but its config says {o['dtype']} {tuple(o['shape'])}")
+            return t
+        if isinstance(o, dict): return {k: walk(v) for k, v in o.items()}
+        if isinstance(o, list): return [walk(v) for v in o]
+        return o
+    return walk(skeleton)
 
 # %% ../nbs/00_utils.ipynb #d10a66a0
 @contextlib.contextmanager

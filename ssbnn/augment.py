@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 from torch import Tensor
+from ._utils import rebuildable
 from .data import as_float
 
 # %% auto #0
@@ -59,6 +60,7 @@ def gaussian_noise(x:Tensor, std:float=0.05, generator=None) -> Tensor:
     return x + std * torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)
 
 # %% ../nbs/02_augment.ipynb #a3278655
+@rebuildable
 @dataclass
 class DigitsAugment:
     "The augmentation family A for digits: per-image random affine, contrast, pixel dropout and noise; output in [0,1]."
@@ -122,6 +124,7 @@ def random_grayscale(x:Tensor, p:float=0.2, generator=None) -> Tensor:
     return torch.where(pick.view(-1, 1, 1, 1), gray, x)
 
 # %% ../nbs/02_augment.ipynb #1010524a
+@rebuildable
 @dataclass
 class SimCLRAugment:
     "SimCLR's augmentation family for small colour images, batched with per-image randomness; output in [0,1]."
@@ -140,6 +143,7 @@ class SimCLRAugment:
         return random_grayscale(x, self.gray_p, generator)
 
 # %% ../nbs/02_augment.ipynb #ffb764a0
+@rebuildable
 @dataclass
 class CropFlip:
     "Standard CIFAR augmentation: random shifts of up to `padding` pixels (zero fill) and horizontal flips."

@@ -4,25 +4,30 @@
 
 # %% ../nbs/13_core.ipynb #5d4eefc2
 from __future__ import annotations
-from dataclasses import replace
-import copy, warnings, weakref
+from dataclasses import replace, asdict
+import copy, json, tempfile, warnings, weakref
+from pathlib import Path
+import torch
 from torch import nn, Tensor
 from fastcore.basics import patch
-from ._utils import get_device, save_checkpoint, load_checkpoint, seeded
-from .data import check_images, check_labelled, labelled_subset, load_digits_splits
+from safetensors import SafetensorError
+from safetensors.torch import save_file, load_file
+from ._utils import (get_device, load_checkpoint, seeded, atomic_folder, recover_folder, file_sha256,
+                          to_spec, from_spec, split_tensors, join_tensors)
+from .data import check_images, check_labelled, labelled_subset, load_digits_splits, data_fingerprint
 from .augment import DigitsAugment
 from .models import DigitsCNN, ProjectionHead
 from .elbo import ContrastiveELBO
 from .features import encode, feature_stats, KNNMonitor
-from .train import PretrainConfig, LabelledTask
+from .train import PretrainConfig, LabelledTask, TensorBoardLog
 from .train import pretrain as pretrain_loop
 from .distributed import DDPRun, wants_ddp
 from .metrics import evaluate
 from .posterior import LaplacePosterior, MAPPosterior, posterior_from_state
 
 # %% auto #0
-__all__ = ['SSBNN', 'PretrainConfig', 'LaplacePosterior', 'MAPPosterior', 'ContrastiveELBO', 'DigitsCNN', 'KNNMonitor',
-           'load_digits_splits', 'labelled_subset', 'evaluate']
+__all__ = ['FORMAT', 'PARTS', 'SSBNN', 'PretrainConfig', 'LaplacePosterior', 'MAPPosterior', 'ContrastiveELBO', 'DigitsCNN',
+           'KNNMonitor', 'load_digits_splits', 'labelled_subset', 'evaluate']
 
 # %% ../nbs/13_core.ipynb #e329f55b
 _all_ = ["PretrainConfig", "LaplacePosterior", "MAPPosterior", "ContrastiveELBO", "DigitsCNN", "KNNMonitor",
@@ -51,6 +56,7 @@ class SSBNN:
         self.seed, self.device = seed, get_device(device)
         self.encoder.to(self.device)
         self.history_, self.stats_, self.posterior_, self.labelled_ = [], None, None, None
+        self.config_ = self.data_ = None                      # the pretraining recipe and a fingerprint of its data
 
 # %% ../nbs/13_core.ipynb #985150a2
 @patch
@@ -60,6 +66,8 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
               progress:bool=True, # show a progress bar
               labelled=None, # (x, y) labelled images for the SS-BNN* objective, or a `LabelledTask`
               monitor=None, # callable(encoder) -> dict run every `config.monitor_every` epochs, e.g. a `KNNMonitor`
+              data_name:str|None=None, # what the images are called (e.g. 'cifar10'), for the saved model's config
+              log_dir=None, # a folder for TensorBoard curves (needs `pip install "ssbnn[tensorboard]"`)
               **overrides, # fields of `PretrainConfig` to change, e.g. `epochs=50`
              ):
     "Step I: learn the encoder (the prior) from unlabelled images on fresh contrastive tasks; returns self."
@@ -69,8 +77,12 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
         labelled = LabelledTask.make(*labelled, dim=self.encoder.dim)
     self.labelled_ = labelled
     run = DDPRun() if wants_ddp() else None                    # under torchrun: the same loop on every rank
-    self.history_ = pretrain_loop(self.encoder, self.head, self.elbo, x, self.augment, config, checkpoint, progress,
-                                  labelled, monitor, run)
+    log = TensorBoardLog(log_dir) if log_dir is not None else None
+    try: self.history_ = pretrain_loop(self.encoder, self.head, self.elbo, x, self.augment, config, checkpoint, progress,
+                                       labelled, monitor, run, on_record=log)
+    finally:
+        if log is not None: log.close()
+    self.config_, self.data_ = config, data_fingerprint(x, data_name)
     self.stats_ = feature_stats(encode(self.encoder, x))
     self.posterior_ = None
     _forget_features(self)
@@ -124,36 +136,204 @@ def predict(self:SSBNN, x) -> Tensor:
     "Most probable class `(N,)` of each image."
     return self.predict_proba(x).argmax(1)
 
-# %% ../nbs/13_core.ipynb #61929d45
-@patch
-def save(self:SSBNN, path):
-    "Save the pretrained encoder, head, ELBO, feature statistics and (if fitted) the posterior to `path`."
-    state = {"encoder": self.encoder.state_dict(), "head": self.head.state_dict(), "elbo": self.elbo.state_dict(),
-             "stats": self.stats_, "history": self.history_}
-    if self.posterior_ is not None: state["posterior"] = self.posterior_.state_dict()
-    save_checkpoint(path, state)
-    return path
+# %% ../nbs/13_core.ipynb #24b63757
+FORMAT = 1                                               # the model-folder layout this ssbnn writes and reads
+PARTS = ("encoder", "head", "augment", "elbo", "posterior")
 
-# %% ../nbs/13_core.ipynb #d021d6c5
 @patch
-def load(self:SSBNN, path):
-    "Load a model saved with `save` into this estimator (same architecture); returns self."
+def parts(self:SSBNN) -> dict:
+    "The five parts an `SSBNN` is built from, by name (pass them to `SSBNN(**parts)` or `SSBNN.load(path, **parts)`)."
+    return {name: getattr(self, name) for name in PARTS}
+
+def _part_spec(obj) -> dict:
+    "How to rebuild a part, or its class name with no arguments when ssbnn cannot describe it (it is then passed to `load`)."
+    try: return to_spec(obj)
+    except ValueError: return {"class": f"{type(obj).__module__}.{type(obj).__qualname__}", "args": None}
+
+@patch
+def config(self:SSBNN) -> dict:
+    "What `save` writes into config.json (without the posterior and the file digests)."
+    from ssbnn import __version__
+    return {"library": "ssbnn", "format": FORMAT, "ssbnn_version": __version__, "torch_version": torch.__version__,
+            "parts": {name: _part_spec(part) for name, part in self.parts().items()}, "seed": self.seed,
+            "pretrain": to_spec(asdict(self.config_)) if self.config_ is not None else None, "data": self.data_,
+            "history": self.history_}
+
+# %% ../nbs/13_core.ipynb #88b53993
+def _model_card(cfg:dict) -> str:
+    "A short Hugging Face model card: front matter, what was trained on what, and how to load it."
+    enc, data, pre = cfg["parts"]["encoder"]["class"].rsplit(".", 1)[-1], cfg["data"] or {}, cfg["pretrain"] or {}
+    last = cfg["history"][-1] if cfg["history"] else {}
+    rows = [("encoder", enc), ("data", f"{data.get('name') or 'unnamed'}: {data.get('size', '?')} images, sha256 {str(data.get('sha256'))[:12]}"),
+            ("pretraining", f"{pre.get('epochs', '?')} epochs, batch {pre.get('batch_size', '?')}, {pre.get('optimizer', '?')}"),
+            ("final tau, sigma", f"{last.get('tau', float('nan')):.3f}, {last.get('sigma', float('nan')):.3f}"),
+            ("posterior", f"fitted, prior precision {cfg['posterior_state'].get('prior_precision'):.3g}" if cfg.get("posterior_state") else "not fitted"),
+            ("versions", f"ssbnn {cfg['ssbnn_version']}, torch {cfg['torch_version']}")]
+    table = "\n".join(f"| {k} | {v} |" for k, v in rows)
+    return (f"---\nlibrary_name: ssbnn\ntags:\n- self-supervised-learning\n- bayesian-deep-learning\n- laplace\n---\n\n"
+            f"# SS-BNN ({enc})\n\nA Self-Supervised Bayesian Neural Network (Sharma et al., TMLR 2024) saved by "
+            f"[ssbnn](https://github.com/ssbnn/ssbnn).\n\n| | |\n|---|---|\n{table}\n\n"
+            f"```python\nfrom ssbnn.core import SSBNN\nmodel = SSBNN.from_pretrained(\"<this folder or user/name>\")\n```\n")
+
+def _check_target(path:Path):
+    "Refuse to replace a file, or a folder that holds anything but an ssbnn model."
+    if path.is_file(): raise ValueError(f"{path} is a file; a model is saved as a folder: give a folder name")
+    if path.is_dir() and any(path.iterdir()):
+        try: ours = json.loads((path/"config.json").read_text()).get("library") == "ssbnn"
+        except (OSError, ValueError, AttributeError): ours = False
+        if not ours: raise ValueError(f"{path} holds files that are not an ssbnn model; give a new or empty folder")
+
+@patch
+def save(self:SSBNN, path, # a folder: created, or replaced if it holds an earlier ssbnn model
+        ) -> Path:
+    "Save as one folder: model.safetensors, config.json, README.md and, if fitted, posterior.safetensors; returns the folder."
+    path = Path(path)
+    _check_target(path)
+    _, tensors = split_tensors({"encoder": self.encoder.state_dict(), "head": self.head.state_dict(),
+                                "elbo": self.elbo.state_dict(), **({"stats": list(self.stats_)} if self.stats_ is not None else {})})
+    cfg = self.config()
+    post = None
+    if self.posterior_ is not None: cfg["posterior_state"], post = split_tensors(self.posterior_.state_dict())
+    def write(tmp:Path):
+        files = {"model.safetensors": tensors, **({"posterior.safetensors": post} if post is not None else {})}
+        for name, ts in files.items(): save_file(ts, tmp/name, metadata={"format": "pt"})
+        cfg["files"] = {name: file_sha256(tmp/name) for name in files}
+        (tmp/"config.json").write_text(json.dumps(cfg, indent=1))
+        (tmp/"README.md").write_text(_model_card(cfg))
+    return atomic_folder(path, write)
+
+# %% ../nbs/13_core.ipynb #583682a3
+def _read_config(path:Path) -> dict:
+    "config.json of a model folder, checked: written by ssbnn, in a format this ssbnn reads, with its files intact."
+    from ssbnn import __version__
+    if not (path/"config.json").is_file():
+        raise ValueError(f"{path} is not an ssbnn model folder: it has no config.json; give a folder written by "
+                         f"SSBNN.save (an older single-file model.pt converts with ssbnn-convert)")
+    try: cfg = json.loads((path/"config.json").read_text())
+    except (ValueError, UnicodeDecodeError) as e: raise ValueError(f"{path/'config.json'} is not valid JSON ({e}); use an intact copy") from None
+    if not isinstance(cfg, dict) or cfg.get("library") != "ssbnn":
+        raise ValueError(f"{path/'config.json'} was not written by ssbnn; give a folder written by SSBNN.save")
+    if not isinstance(cfg.get("format"), int) or cfg["format"] > FORMAT:
+        raise ValueError(f"{path} was written by ssbnn {cfg.get('ssbnn_version')} in model format {cfg.get('format')}, "
+                         f"which this ssbnn {__version__} (format {FORMAT}) cannot read: upgrade ssbnn (pip install -U ssbnn)")
+    missing = [k for k in ("parts", "files", "history") if k not in cfg] + [k for k in PARTS if k not in cfg.get("parts", {})]
+    if missing: raise ValueError(f"{path/'config.json'} lacks {', '.join(missing)}; use an intact copy of the folder")
+    for name, digest in cfg["files"].items():
+        if not (path/name).is_file(): raise ValueError(f"{path} lacks {name}, which its config.json lists; copy the whole folder")
+        if file_sha256(path/name) != digest:
+            raise ValueError(f"{path/name} is damaged: it no longer matches the SHA-256 in config.json; use an intact copy")
+    return cfg
+
+def _read_tensors(file:Path) -> dict:
+    "The tensors of a safetensors file (no code runs), or one line saying why not."
+    try: return load_file(file)
+    except (SafetensorError, OSError, ValueError) as e: raise ValueError(f"{file} is not a readable safetensors file ({e})") from None
+
+def _load_part(module:nn.Module, name:str, tensors:dict, file:Path):
+    "Load `name.*` tensors into `module`, refusing missing, extra, reshaped or retyped ones with the parameter named."
+    want, have = module.state_dict(), {k[len(name) + 1:]: v for k, v in tensors.items() if k.startswith(name + ".")}
+    for k, v in want.items():
+        if k not in have: raise ValueError(f"{file} lacks {name}.{k}, which the {name} in config.json has; the folder's files do not belong together")
+        if (have[k].shape, have[k].dtype) != (v.shape, v.dtype):
+            raise ValueError(f"{file}: {name}.{k} is {str(have[k].dtype)[6:]} {tuple(have[k].shape)} but the {name} in "
+                             f"config.json needs {str(v.dtype)[6:]} {tuple(v.shape)}; the folder's files do not belong together")
+    extra = sorted(set(have) - set(want))
+    if extra: raise ValueError(f"{file} holds {name}.{extra[0]}, which the {name} in config.json lacks; the folder's files do not belong together")
+    module.load_state_dict(have)
+
+# %% ../nbs/13_core.ipynb #7ed88db9
+@patch(cls_method=True)
+def load(cls:SSBNN, path, # a folder written by `save` (or an older ssbnn's single-file model.pt)
+         device="auto", # 'auto', 'cpu', 'cuda', ...
+         **parts, # parts to use instead of rebuilding them from config.json: needed for classes ssbnn cannot rebuild
+        ) -> SSBNN:
+    "Rebuild a saved SS-BNN on `device`: parts from config.json, weights and posterior from safetensors; returns it."
+    path = recover_folder(Path(path))
+    if path.is_file() and path.name in ("config.json", "model.safetensors", "posterior.safetensors"): path = path.parent
+    if path.is_file(): return _load_single_file(cls, path, device, parts)
+    if not path.exists():
+        hub = " (a model on the Hugging Face Hub loads with SSBNN.from_pretrained)" if len(path.parts) == 2 else ""
+        raise FileNotFoundError(f"no saved model at {path}{hub}")
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown: raise TypeError(f"load got unknown part {unknown[0]!r}; parts are {', '.join(PARTS)}")
+    cfg = _read_config(path)
+    built = {}
+    for name in PARTS:
+        if name in parts: built[name] = parts[name]; continue
+        try: built[name] = from_spec(cfg["parts"][name])
+        except ValueError as e: raise ValueError(f"{path/'config.json'}: {name}: {e}") from None
+    model = cls(**built, device=device, seed=cfg.get("seed", 0))
+    tensors = _read_tensors(path/"model.safetensors")
+    for name in ("encoder", "head", "elbo"): _load_part(getattr(model, name), name, tensors, path/"model.safetensors")
+    model.encoder.to(model.device)
+    stats = [tensors.get(f"stats.{i}") for i in (0, 1)]
+    model.stats_ = tuple(t.to(model.device) for t in stats) if all(t is not None for t in stats) else None
+    model.history_, model.data_ = list(cfg["history"]), cfg.get("data")
+    model.config_ = PretrainConfig(**from_spec(cfg["pretrain"])) if cfg.get("pretrain") else None
+    if cfg.get("posterior_state") is not None:
+        file = path/"posterior.safetensors"
+        state = join_tensors(cfg["posterior_state"], _read_tensors(file), str(file))
+        try: model.posterior_ = posterior_from_state(state, model.device)
+        except (ValueError, KeyError, TypeError, RuntimeError) as e:
+            raise ValueError(f"{file} does not fit its config.json ({str(e).splitlines()[0]}); use an intact copy") from None
+        dim = state["head"]["weight"].shape[1]
+        if model.stats_ is not None and dim != len(model.stats_[0]):
+            raise ValueError(f"{file} holds a readout of {dim} features but the encoder gives {len(model.stats_[0])}; the folder's files do not belong together")
+    return model
+
+# %% ../nbs/13_core.ipynb #19a83980
+def _load_single_file(cls, path:Path, device, parts:dict) -> SSBNN:
+    "An older ssbnn's single-file model (torch's format, read with weights_only), with a warning to convert it."
     s = load_checkpoint(path)
     missing = [k for k in ("encoder", "head", "elbo", "stats", "history") if k not in s]
     if missing:
         what = "a training checkpoint" if "optimizer" in s else "not a saved SS-BNN"
-        raise ValueError(f"{path} is {what} (it lacks {', '.join(missing)}); give a model file written by SSBNN.save, "
-                         f"e.g. the model.pt that ssbnn-pretrain writes when it finishes")
+        raise ValueError(f"{path} is {what} (it lacks {', '.join(missing)}); give a model folder written by SSBNN.save, "
+                         f"e.g. the model folder that ssbnn-pretrain writes when it finishes")
+    model = cls(**parts, device=device)
     try:
-        for name in ("encoder", "head", "elbo"): getattr(self, name).load_state_dict(s[name])
+        for name in ("encoder", "head", "elbo"): getattr(model, name).load_state_dict(s[name])
     except RuntimeError as e:
-        raise ValueError(f"{path} does not fit this model ({str(e).splitlines()[0]}); build the SSBNN with the "
-                         f"encoder and head it was saved with") from None
-    _forget_features(self)
-    self.stats_ = tuple(t.to(self.device) for t in s["stats"]) if s["stats"] is not None else None
-    self.history_ = list(s["history"])
-    self.posterior_ = posterior_from_state(s["posterior"], self.device) if "posterior" in s else None
-    if "laplace" in s:
-        warnings.warn(f"{path} holds a readout saved by an older ssbnn, whose prior precision was not tuned correctly; "
-                      "it was not loaded: call fit again")
-    return self
+        raise ValueError(f"{path} does not fit the parts given ({str(e).splitlines()[0]}); pass the parts it was trained "
+                         f"with, e.g. SSBNN.load(path, **cifar_ssbnn().parts()), or convert it with ssbnn-convert") from None
+    model.encoder.to(model.device)
+    model.stats_ = tuple(t.to(model.device) for t in s["stats"]) if s["stats"] is not None else None
+    model.history_ = list(s["history"])
+    model.posterior_ = posterior_from_state(s["posterior"], model.device) if "posterior" in s else None
+    warnings.warn(f"{path} is a single-file model of an older ssbnn; it loaded, but save it as a folder "
+                  f"(model.save(folder), or ssbnn-convert {path} FOLDER): that is the format other tools read")
+    return model
+
+# %% ../nbs/13_core.ipynb #a3007626
+@patch
+def push_to_hub(self:SSBNN, repo_id:str, # 'user/name'
+                private:bool|None=None, token:str|None=None, # passed to huggingface_hub
+                commit_message:str="Upload an SS-BNN saved by ssbnn"):
+    "Save into a temporary folder and upload it as the Hub model repository `repo_id`; returns the commit's info."
+    HfApi = _hub().HfApi
+    with tempfile.TemporaryDirectory() as d:
+        folder = self.save(Path(d)/"model")
+        api = HfApi(token=token)
+        api.create_repo(repo_id, private=private, exist_ok=True)
+        return api.upload_folder(repo_id=repo_id, folder_path=str(folder), commit_message=commit_message)
+
+@patch(cls_method=True)
+def from_pretrained(cls:SSBNN, name, # a local model folder, or a Hub model repository 'user/name'
+                    revision:str|None=None, cache_dir=None, local_files_only:bool=False, # passed to huggingface_hub
+                    device="auto", **parts) -> SSBNN:
+    "`SSBNN.load` a local folder, or a model downloaded from the Hugging Face Hub (only its json, safetensors and card)."
+    if Path(name).exists(): return cls.load(name, device, **parts)
+    hub = _hub()
+    try: folder = hub.snapshot_download(str(name), revision=revision, cache_dir=cache_dir, local_files_only=local_files_only,
+                                        allow_patterns=["*.json", "*.safetensors", "README.md"])
+    except Exception as e:                                  # huggingface_hub's own errors differ between its versions
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise OSError(f"could not get {name!r} from the Hugging Face Hub ({why}); check the name and the network, "
+                      f"or give a local folder") from None
+    return cls.load(folder, device, **parts)
+
+def _hub():
+    "The huggingface_hub module, or an ImportError that says how to install it."
+    try: import huggingface_hub
+    except ImportError: raise ImportError('the Hugging Face Hub needs huggingface_hub: pip install "ssbnn[hub]"') from None
+    return huggingface_hub

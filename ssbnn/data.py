@@ -4,6 +4,7 @@
 
 # %% ../nbs/01_data.ipynb #558878d5
 from __future__ import annotations
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -13,9 +14,9 @@ from torch import Tensor
 from ._utils import check_number
 
 # %% auto #0
-__all__ = ['check_images', 'check_labels', 'as_float', 'check_labelled', 'ImageSplits', 'load_digits_splits', 'labelled_subset',
-           'parse_budget', 'splits_from_arrays', 'load_cifar_splits', 'read_jpeg_archive', 'archive_splits',
-           'digits_as_ood', 'photo_patches', 'load_svhn']
+__all__ = ['check_images', 'check_labels', 'as_float', 'check_labelled', 'data_fingerprint', 'ImageSplits', 'load_digits_splits',
+           'labelled_subset', 'parse_budget', 'splits_from_arrays', 'load_cifar_splits', 'read_jpeg_archive',
+           'archive_splits', 'digits_as_ood', 'photo_patches', 'load_svhn']
 
 # %% ../nbs/01_data.ipynb #c57bd055
 def _to_tensor(a, name:str) -> Tensor:
@@ -76,6 +77,16 @@ def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
     if num_classes is not None: check_number("num_classes", num_classes, low=2, integer=True)
     c = num_classes or int(max(y.max(), yv.max())) + 1
     return x, check_labels(y, num_classes=c), xv, check_labels(yv, n=len(xv), num_classes=c, name="y_val"), c
+
+# %% ../nbs/01_data.ipynb #243eacd1
+def data_fingerprint(x:Tensor, # images (N,C,H,W) as the model saw them (uint8 or float)
+                     name:str|None=None, # what the data is called, e.g. 'cifar10'
+                    ) -> dict:
+    "A JSON-able record of a dataset: name, size, image shape, dtype and the SHA-256 of its bytes in order."
+    a = x.detach().cpu().contiguous()
+    h = hashlib.sha256(a.reshape(-1).view(torch.uint8).numpy().data)
+    return {"name": name, "size": len(a), "shape": list(a.shape[1:]), "dtype": str(a.dtype).removeprefix("torch."),
+            "sha256": h.hexdigest()}
 
 # %% ../nbs/01_data.ipynb #cb4aa9c3
 @dataclass

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from .data import as_float
-from ._utils import as_option
+from ._utils import as_option, rebuildable
 
 # %% auto #0
 __all__ = ['VariationalMean', 'ContrastiveTask', 'task_labels', 'make_task', 'variational_mean', 'gaussian_kl',
@@ -104,6 +104,7 @@ class ELBOTerms(NamedTuple):
     sigma: Tensor # current standard deviation of q(W^c)
 
 # %% ../nbs/04_elbo.ipynb #fe67e1d8
+@rebuildable
 class ContrastiveELBO(nn.Module):
     "The variational contrastive ELBO of Algorithm 1 with learnt log tau and log sigma."
     def __init__(self, tau:float=0.2, # initial temperature
@@ -176,6 +177,7 @@ def task_elbo(layer:MeanFieldLinear, # the task layer over encoder features
     return -F.cross_entropy(layer(features.float(), generator, noise), y) - layer.kl()
 
 # %% ../nbs/04_elbo.ipynb #fb393041
+@rebuildable
 class NTXent(nn.Module):
     "SimCLR's NT-Xent loss with a fixed temperature, in the interface of `ContrastiveELBO`."
     def __init__(self, tau:float=0.5):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
+from ._utils import rebuildable
 
 # %% auto #0
 __all__ = ['CIFAR10_MEAN', 'CIFAR10_STD', 'DigitsCNN', 'check_channels', 'ProjectionHead', 'Normalize', 'CIFARResNet18',
@@ -18,6 +19,7 @@ def _conv_block(c_in:int, c_out:int) -> nn.Sequential:
     return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True))
 
 # %% ../nbs/03_models.ipynb #9c28440c
+@rebuildable
 class DigitsCNN(nn.Sequential):
     "Small CNN encoder for 8x8 digits: conv blocks (8x8, then 4x4 after a max-pool) and global average pooling."
     def __init__(self, in_channels:int=1, width:int=32, dim:int=128):
@@ -36,6 +38,7 @@ def check_channels(x:Tensor, # images (N,C,H,W)
         raise ValueError(f"{name} has {x.shape[1]} channel(s) but the encoder takes {conv.in_channels}{hint}")
 
 # %% ../nbs/03_models.ipynb #17be593c
+@rebuildable
 class ProjectionHead(nn.Module):
     "2-layer MLP projection head g with L2-normalised output, used only for the contrastive tasks."
     def __init__(self, in_dim:int, hidden:int|None=None, out_dim:int=64):
@@ -62,6 +65,7 @@ class Normalize(nn.Module):
     def forward(self, x:Tensor) -> Tensor: return (x - self.mean) / self.std
 
 # %% ../nbs/03_models.ipynb #495291a5
+@rebuildable
 class CIFARResNet18(nn.Sequential):
     "ResNet-18 for 32x32 images: normalisation, 3x3 stride-1 stem, no max-pool, 512-d features (SimCLR's CIFAR variant)."
     def __init__(self, mean=CIFAR10_MEAN, std=CIFAR10_STD):
@@ -105,6 +109,7 @@ class _Block(nn.Module):
     def forward(self, x): return self.n2(self.conv2(self.n1(self.conv1(x))) + self.short(x))
 
 # %% ../nbs/03_models.ipynb #a929c1ee
+@rebuildable
 class ResNet20FRN(nn.Module):
     "ResNet-20 with filter response normalisation (Izmailov et al., 2021): 3 stages of 3 blocks, 16/32/64 channels."
     def __init__(self, in_channels:int=3, num_classes:int=10):

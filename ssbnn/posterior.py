@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from ._utils import as_option
+from ._utils import as_option, rebuildable
 from .data import check_labels
 from .metrics import nll
 
@@ -23,6 +23,7 @@ __all__ = ['ProbeConfig', 'linear_probe', 'fit_readout', 'tune_readout', 'Hessia
            'Readout', 'marglik_readout', 'map_readout', 'LaplacePosterior', 'MAPPosterior', 'posterior_from_state']
 
 # %% ../nbs/09_posterior.ipynb #2e7c9a10
+@rebuildable
 @dataclass
 class ProbeConfig:
     "Settings of the linear probe: the standard linear evaluation protocol (fixed, not tuned per task)."
@@ -158,6 +159,7 @@ class PriorSearch(NamedTuple):
     on_edge: bool # True if the pick is the smallest or largest candidate even after extending the grid
 
 # %% ../nbs/09_posterior.ipynb #1b7e4d02
+@rebuildable
 @dataclass
 class PriorGrid:
     "The candidates of the prior-precision search: log10 range, density, and how far to extend past an edge."
@@ -304,6 +306,7 @@ def _check_features(features:Tensor, name:str="features") -> Tensor:
     return features
 
 # %% ../nbs/09_posterior.ipynb #17f4d0c9
+@rebuildable
 class LaplacePosterior:
     "Last-layer GGN Laplace posterior of a linear readout on cached features, with the probit predictive (the paper's Step II)."
     def __init__(self, readout="probe", # a `Readout`: how the MAP is found
@@ -406,6 +409,7 @@ def load_state_dict(self:LaplacePosterior, state:dict, device=None) -> LaplacePo
     return self
 
 # %% ../nbs/09_posterior.ipynb #6ce3a21e
+@rebuildable
 class MAPPosterior:
     "A point mass at the MAP readout: the posterior interface without uncertainty (SimCLR's linear evaluation)."
     def __init__(self, readout="probe", # a `Readout`: how the MAP is found

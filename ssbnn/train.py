@@ -21,7 +21,7 @@ from .elbo import ContrastiveELBO, make_task, MeanFieldLinear, task_elbo
 # %% auto #0
 __all__ = ['Optimizer', 'PretrainConfig', 'LARS', 'make_optimizer', 'warmup_cosine', 'NonFiniteLossError', 'default_alpha',
            'LabelledTask', 'local_batch', 'TaskLoss', 'training_state', 'restore_training_state', 'OneProcess',
-           'pretrain']
+           'pretrain', 'TensorBoardLog']
 
 # %% ../nbs/07_train.ipynb #5a76c2b0
 class Optimizer(str, Enum):
@@ -319,6 +319,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
              labelled:LabelledTask|None=None, # labelled data for the SS-BNN* objective
              monitor=None, # callable(encoder) -> dict, e.g. a `KNNMonitor`, run every `monitor_every` epochs and at the end
              run=None, # how processes share the work: `OneProcess()` (default), or `distributed.DDPRun()` under torchrun
+             on_record=None, # callable(row) given each new history row on the main process, e.g. a `TensorBoardLog`
             ) -> list[dict]:
     "Pretrain encoder, head and the variational parameters on fresh contrastive tasks (Algorithm 1); returns the history."
     config, run = config or PretrainConfig(), run or OneProcess()
@@ -354,6 +355,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
             if monitor and (done % every == 0 or done == total): rec.update(run.on_main(lambda: monitor(encoder)))
             t0 += time.time() - t_mon                                   # "seconds" counts training, not monitoring
             history.append(rec)
+            if on_record is not None and run.is_main: on_record(rec)
             bar.set_postfix(loss=f"{rec['loss']:.3f}", tau=f"{rec['tau']:.3f}", sigma=f"{rec['sigma']:.3f}")
             late, stop = run.on_main(lambda: (time.time() - saved > 60 * config.checkpoint_minutes,
                                               0 < config.max_minutes <= (time.time() - started) / 60))
@@ -398,3 +400,26 @@ def _record(step:int, loss, terms, sched, seconds:float) -> dict:
     "One history row after `step` steps: the loss and its terms, tau, sigma, the learning rate and the training time so far."
     return {"step": step, "loss": loss.item(), "ell": terms.ell.item(), "kl": terms.kl.item(), "tau": terms.tau.item(),
             "sigma": terms.sigma.item(), "lr": sched.get_last_lr()[0], "seconds": seconds}
+
+# %% ../nbs/07_train.ipynb #512dd936
+class TensorBoardLog:
+    "Write each history row's numbers as TensorBoard scalars `pretrain/<name>` under `log_dir`, flushed at once."
+    def __init__(self, log_dir): self.log_dir, self._make, self.writer = Path(log_dir), self.check(), None
+
+    @staticmethod
+    def check():
+        "torch's `SummaryWriter`, or an ImportError that says how to install TensorBoard."
+        try: from torch.utils.tensorboard import SummaryWriter
+        except ImportError: raise ImportError('TensorBoard curves need the tensorboard package: pip install "ssbnn[tensorboard]"') from None
+        return SummaryWriter
+
+    def __call__(self, row:dict):
+        "Log one history row at its step."
+        if self.writer is None: self.writer = self._make(str(self.log_dir), purge_step=row["step"])
+        for k, v in row.items():
+            if k != "step" and isinstance(v, (int, float)) and not isinstance(v, bool): self.writer.add_scalar(f"pretrain/{k}", v, row["step"])
+        self.writer.flush()
+
+    def close(self):
+        "Close the event file."
+        if self.writer is not None: self.writer.close()

@@ -1,5 +1,5 @@
 "Bad input to the library raises an error that names what was wrong and what to do."
-import math
+import json, math
 import numpy as np
 import pytest
 import torch
@@ -9,7 +9,7 @@ from ssbnn.augment import DigitsAugment
 from ssbnn.baselines import MAPClassifier
 from ssbnn.data import load_cifar_splits, check_images
 from ssbnn.train import PretrainConfig
-from ssbnn._utils import get_device
+from ssbnn._utils import get_device, file_sha256
 
 
 @pytest.fixture(scope="module")
@@ -146,14 +146,14 @@ def test_wrong_channel_count_and_empty_arrays(readout, digits):
 
 
 def test_a_flipped_byte_in_a_saved_model_is_an_error(fitted, tmp_path):
-    path = fitted.save(tmp_path / "m.pt")
+    path = fitted.save(tmp_path / "m") / "model.safetensors"
     raw = bytearray(path.read_bytes())
     w = fitted.encoder.state_dict()["0.0.weight"].flatten()[:4].numpy().tobytes()     # bytes of the first conv weights
     i = raw.index(w)
     for k in range(64): raw[i + k] ^= 0x01                                             # 64 flipped bits, as in the audit
     path.write_bytes(bytes(raw))
     with pytest.raises(ValueError, match="is damaged"):
-        SSBNN(encoder=DigitsCNN(width=4, dim=8), device="cpu").load(path)
+        SSBNN.load(tmp_path / "m", device="cpu")
 
 
 @pytest.mark.parametrize("content,expect", [
@@ -163,14 +163,24 @@ def test_a_flipped_byte_in_a_saved_model_is_an_error(fitted, tmp_path):
 def test_a_model_file_that_is_not_a_model(tmp_path, content, expect):
     (tmp_path / "m.pt").write_bytes(content)
     with pytest.raises(ValueError, match=expect):
-        SSBNN(device="cpu").load(tmp_path / "m.pt")
+        SSBNN.load(tmp_path / "m.pt", device="cpu")
+
+
+def test_a_model_folder_whose_safetensors_is_not_one(fitted, tmp_path):
+    folder = fitted.save(tmp_path / "m")
+    (folder / "model.safetensors").write_bytes(bytes(range(256)) * 40)
+    cfg = json.loads((folder / "config.json").read_text())
+    cfg["files"]["model.safetensors"] = file_sha256(folder / "model.safetensors")     # consistent digest, foreign bytes
+    (folder / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ValueError, match="is not a readable safetensors file"):
+        SSBNN.load(folder, device="cpu")
 
 
 def test_training_checkpoint_given_as_a_model(digits, tmp_path):
     SSBNN(encoder=DigitsCNN(width=4, dim=8), device="cpu").pretrain(digits.x_train[:100], epochs=1, batch_size=50, progress=False,
                                                                     checkpoint=tmp_path / "run.ckpt")
     with pytest.raises(ValueError, match="is a training checkpoint"):
-        SSBNN(encoder=DigitsCNN(width=4, dim=8), device="cpu").load(tmp_path / "run.ckpt")
+        SSBNN.load(tmp_path / "run.ckpt", device="cpu")
 
 
 def test_no_claim_of_a_kept_checkpoint_that_does_not_exist(tmp_path):

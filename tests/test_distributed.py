@@ -81,7 +81,7 @@ def test_torchrun_launches_ssbnn_pretrain(tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.count("ssbnn-pretrain:") == 1 and "on 2 processes" in r.stdout and r.stdout.count("done:") == 1, r.stdout
-    assert {p.name for p in out.iterdir()} == {".ssbnn-run", "pretrain.ckpt", "model.pt", "history.json", "results.json"}
+    assert {p.name for p in out.iterdir()} == {".ssbnn-run", "pretrain.ckpt", "model", "history.json", "results.json"}
     hist = json.loads((out / "history.json").read_text())
     assert hist[-1]["step"] == 6 and "knn_accuracy" in hist[-1]           # 88 training images, tasks of 16: 6 global steps
     r2 = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

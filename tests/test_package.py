@@ -1,5 +1,6 @@
 "The installed package: its public API, its version, and that ssbnn/ is exactly what the notebooks export."
 import configparser, filecmp, shutil, subprocess, sys
+import pytest
 import torch
 import ssbnn
 from ssbnn import core
@@ -62,3 +63,21 @@ def test_modules_compile_without_warnings():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             compile(f.read_text(), str(f), "exec")
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU"))])
+def test_a_saved_folder_predicts_the_same_in_a_fresh_process(tmp_path, device):
+    "A model folder loads in another Python process (no training history, nothing pickled) and predicts within 1e-6."
+    d = core.load_digits_splits()
+    m = core.SSBNN(encoder=core.DigitsCNN(width=8, dim=32), device="cpu").pretrain(d.x_train, epochs=2, batch_size=256, progress=False)
+    i = core.labelled_subset(d.y_train, 30, seed=0)
+    p = m.fit(d.x_train[i], d.y_train[i], val=(d.x_val, d.y_val)).predict_proba(d.x_test)
+    m.save(tmp_path / "model")
+    torch.save(p, tmp_path / "expected.pt")
+    code = ("import sys, torch; from ssbnn.core import SSBNN, load_digits_splits; "
+            f"m = SSBNN.load(sys.argv[1], device={device!r}); p = m.predict_proba(load_digits_splits().x_test); "
+            "q = torch.load(sys.argv[2]); print((p - q).abs().max().item())")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "model"), str(tmp_path / "expected.pt")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert float(r.stdout.strip().splitlines()[-1]) <= 1e-6
