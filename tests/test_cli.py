@@ -222,11 +222,13 @@ def test_offline_download(tmp_path, monkeypatch):
     (os.urandom(2048), "not a readable ssbnn checkpoint"),
     ("malicious", "Python objects, which are never loaded"),
     ("training", "is a training checkpoint"),
+    ("folder", "is not an ssbnn model folder: it has no config.json"),
 ])
 def test_bad_model_files(tmp_path, content, expect):
     model = tmp_path / "model.pt"
     if content == "malicious": torch.save(print, model)
     elif content == "training": torch.save({"encoder": {}, "optimizer": {}, "step": 1}, model)
+    elif content == "folder": model = tmp_path / "model"; model.mkdir(); (model / "model.safetensors").write_bytes(b"")
     else: model.write_bytes(content)
     one_line_2(call(evaluate_main, "--data", "cifar10", "--archive", _archive(tmp_path / "a.npz"), "--model", model, "--budgets", "3",
                     "--seeds", "1", "--methods", "ss-bnn", "--corruptions", "none", "--device", "cpu", "--out", tmp_path / "o", "--quiet"), expect)
