@@ -130,7 +130,6 @@ def save_checkpoint(path, state:dict):
     "Write `state` and its digest to `path` atomically with `torch.save`."
     atomic_write(path, lambda p: torch.save({**state, "sha256": state_digest(state)}, p))
 
-# %% ../nbs/00_utils.ipynb #5ce97964
 def load_checkpoint(path) -> dict:
     "Load a checkpoint without executing code (`weights_only=True`) onto the CPU, checking its digest."
     path = Path(path)
@@ -202,7 +201,6 @@ def rebuildable(cls):
     cls.__init__ = __init__
     return cls
 
-# %% ../nbs/00_utils.ipynb #81e077dd
 def to_spec(obj):
     "`obj` as JSON: plain values as they are, str Enums as their value, registered objects as {'class', 'args'}."
     if isinstance(obj, Enum): return obj.value

@@ -36,12 +36,10 @@ class ContrastiveTask(NamedTuple):
         "Labels `(2M,)` of `torch.cat([views_a, views_b])`: 0..M-1 twice."
         return task_labels(len(self.index), self.index.device)
 
-# %% ../nbs/04_elbo.ipynb #defa74ec
 def task_labels(m:int, device=None) -> Tensor:
     "The labels `(2M,)` of a task of M images with views stacked A then B: [0, ..., M-1, 0, ..., M-1]."
     return torch.arange(m, device=device).repeat(2)
 
-# %% ../nbs/04_elbo.ipynb #6484c8ec
 def make_task(x:Tensor, # unlabelled images (N,C,H,W)
               m:int, # number of images in the task (on this rank), M = world_size * m <= N
               augment, # callable (images, generator) -> augmented images
@@ -103,7 +101,6 @@ class ELBOTerms(NamedTuple):
     tau: Tensor   # current temperature
     sigma: Tensor # current standard deviation of q(W^c)
 
-# %% ../nbs/04_elbo.ipynb #fe67e1d8
 @rebuildable
 class ContrastiveELBO(nn.Module):
     "The variational contrastive ELBO of Algorithm 1 with learnt log tau and log sigma."

@@ -18,7 +18,6 @@ def _check_probs(probs:Tensor, y:Tensor|None=None):
     if probs.ndim != 2: raise ValueError(f"probabilities must have shape (N, C), got {tuple(probs.shape)}")
     if y is not None: check_labels(y, n=len(probs), num_classes=probs.shape[1])
 
-# %% ../nbs/05_metrics.ipynb #24c5d6c9
 def accuracy(probs:Tensor, y:Tensor) -> float:
     "Fraction of the N examples whose most probable class is the label."
     _check_probs(probs, y)

@@ -18,7 +18,6 @@ def _conv_block(c_in:int, c_out:int) -> nn.Sequential:
     "3x3 convolution, batch norm, ReLU."
     return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True))
 
-# %% ../nbs/03_models.ipynb #9c28440c
 @rebuildable
 class DigitsCNN(nn.Sequential):
     "Small CNN encoder for 8x8 digits: conv blocks (8x8, then 4x4 after a max-pool) and global average pooling."
@@ -64,7 +63,6 @@ class Normalize(nn.Module):
 
     def forward(self, x:Tensor) -> Tensor: return (x - self.mean) / self.std
 
-# %% ../nbs/03_models.ipynb #495291a5
 @rebuildable
 class CIFARResNet18(nn.Sequential):
     "ResNet-18 for 32x32 images: normalisation, 3x3 stride-1 stem, no max-pool, 512-d features (SimCLR's CIFAR variant)."
@@ -108,7 +106,6 @@ class _Block(nn.Module):
 
     def forward(self, x): return self.n2(self.conv2(self.n1(self.conv1(x))) + self.short(x))
 
-# %% ../nbs/03_models.ipynb #a929c1ee
 @rebuildable
 class ResNet20FRN(nn.Module):
     "ResNet-20 with filter response normalisation (Izmailov et al., 2021): 3 stages of 3 blocks, 16/32/64 channels."

@@ -18,7 +18,6 @@ METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "
            "c_accuracy": ("Accuracy under corruption (%)", 100, "↑"), "c_nll": ("NLL under corruption", 1, "↓"),
            "c_ece": ("ECE under corruption (%)", 100, "↓"), "ood_auroc": ("OOD detection AUROC (%)", 100, "↑")}
 
-# %% ../nbs/12_report.ipynb #20d6760e
 def summarize(records:list[dict], metric:str,
               key:str="method", # the record field that names a curve: 'method', or e.g. an ablation's 'setting'
               spread:str="se", # 'se': standard error of the mean; 'std': standard deviation over seeds
@@ -53,7 +52,6 @@ def _round_means(records:list[dict], metric:str, key:str) -> dict:
         out[k] = (float(np.mean(per_seed)), float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else float("nan"), len(per_seed))
     return out
 
-# %% ../nbs/12_report.ipynb #98446f2e
 def table(records:list[dict], metric:str,
           key:str="method", # the record field that names the compared things: 'method', an ablation's 'setting', ...
           spread:str="se", # 'se' (standard error of the mean) or 'std' over seeds
