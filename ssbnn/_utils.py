@@ -85,14 +85,18 @@ def pid_alive(pid:int) -> bool:
     except PermissionError: return True
     return True
 
+def _left_behind(path, tag:str) -> list[Path]:
+    "The files or folders `.<name>.<tag><pid>` beside `path` whose writer, another process, is no longer running."
+    path, found = Path(path), []
+    for f in path.parent.glob(f".{path.name}.{tag}*"):
+        pid = f.name.rsplit(f".{tag}", 1)[-1]
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)): found.append(f)
+    return found
+
 def remove_stale_temps(path) -> list[Path]:
     "Delete the temporary files (or folders) `.<name>.tmp<pid>` that killed writers of `path` left behind; returns them."
-    path, gone = Path(path), []
-    for f in path.parent.glob(f".{path.name}.tmp*"):
-        pid = f.name.rsplit(".tmp", 1)[-1]
-        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
-            shutil.rmtree(f, ignore_errors=True) if f.is_dir() else f.unlink(missing_ok=True)
-            gone.append(f)
+    gone = _left_behind(path, "tmp")
+    for f in gone: shutil.rmtree(f, ignore_errors=True) if f.is_dir() else f.unlink(missing_ok=True)
     return gone
 
 def atomic_write(path, write):
@@ -136,7 +140,8 @@ def load_checkpoint(path) -> dict:
     if not path.exists(): raise FileNotFoundError(f"no checkpoint at {path}")
     if path.is_dir(): raise IsADirectoryError(f"{path} is a folder, not a checkpoint file")
     try: state = torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, zipfile.BadZipFile, ValueError, AttributeError, TypeError) as e:
+    except (pickle.UnpicklingError, RuntimeError, EOFError, zipfile.BadZipFile, ValueError, AttributeError, TypeError,
+            IndexError, KeyError, OverflowError) as e:       # torch's weights-only unpickler on malformed bytes raises all of these
         why = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
         if "weights only" in why.lower(): why = "it holds Python objects, which are never loaded, for safety"
         raise ValueError(f"{path} is not a readable ssbnn checkpoint ({why}); give a file written by ssbnn, copied whole") from None
@@ -158,9 +163,7 @@ def file_sha256(path) -> str:
 def recover_folder(path) -> Path:
     "Move back an earlier folder that a writer killed between its two renames left as `.<name>.old<pid>`; returns `path`."
     path = Path(path)
-    for old in path.parent.glob(f".{path.name}.old*"):
-        pid = old.name.rsplit(".old", 1)[-1]
-        if not pid.isdigit() or pid_alive(int(pid)): continue
+    for old in _left_behind(path, "old"):
         if path.exists(): shutil.rmtree(old, ignore_errors=True)
         else: os.replace(old, path)
     return path

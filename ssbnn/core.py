@@ -265,7 +265,6 @@ def load(cls:SSBNN, path, # a folder written by `save` (or an older ssbnn's sing
     model = cls(**built, device=device, seed=cfg.get("seed", 0))
     tensors = _read_tensors(path/"model.safetensors")
     for name in ("encoder", "head", "elbo"): _load_part(getattr(model, name), name, tensors, path/"model.safetensors")
-    model.encoder.to(model.device)
     stats = [tensors.get(f"stats.{i}") for i in (0, 1)]
     model.stats_ = tuple(t.to(model.device) for t in stats) if all(t is not None for t in stats) else None
     model.history_, model.data_ = list(cfg["history"]), cfg.get("data")
@@ -296,7 +295,6 @@ def _load_single_file(cls, path:Path, device, parts:dict) -> SSBNN:
     except RuntimeError as e:
         raise ValueError(f"{path} does not fit the parts given ({str(e).splitlines()[0]}); pass the parts it was trained "
                          f"with, e.g. SSBNN.load(path, **cifar_ssbnn().parts()), or convert it with ssbnn-convert") from None
-    model.encoder.to(model.device)
     model.stats_ = tuple(t.to(model.device) for t in s["stats"]) if s["stats"] is not None else None
     model.history_ = list(s["history"])
     model.posterior_ = posterior_from_state(s["posterior"], model.device) if "posterior" in s else None
