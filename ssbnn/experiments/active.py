@@ -21,8 +21,8 @@ from ..report import table, plot, write_results
 
 # %% auto #0
 __all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition', 'ReadoutLearner',
-           'MethodLearner', 'ActiveConfig', 'ActiveMethod', 'score_pool', 'acquire', 'active_learning', 'paper_methods',
-           'active_table', 'paired_gain', 'plot_active', 'write_active']
+           'MethodLearner', 'ActiveConfig', 'ActiveMethod', 'score_pool', 'acquire', 'active_learning', 'active_table',
+           'paired_gain', 'plot_active', 'write_active', 'paper_methods']
 
 # %% ../../nbs/experiments/04_active.ipynb #0f67816c
 def _check_samples(samples:Tensor):
@@ -31,7 +31,6 @@ def _check_samples(samples:Tensor):
         raise ValueError(f"acquisition functions take probability samples of shape (S, N, C), got {tuple(samples.shape)}; "
                          "for a single predictive distribution (N, C) pass probs[None]")
 
-# %% ../../nbs/experiments/04_active.ipynb #d078154b
 def max_entropy(samples:Tensor, # probability samples (S,N,C); S may be 1
                 generator=None) -> Tensor:
     "Predictive entropy `(N,)` in nats of the mean of the samples, H[E_s p_s], computed in float64."
@@ -169,7 +168,6 @@ class ActiveConfig:
             raise ValueError(f"need 0 < initial <= budget and step > 0, got initial={self.initial}, budget={self.budget}, step={self.step}")
         return list(range(self.initial, self.budget, self.step)) + [self.budget]
 
-# %% ../../nbs/experiments/04_active.ipynb #91352f6e
 class ActiveMethod(NamedTuple):
     "A named learner with its acquisition function."
     name: str
@@ -186,7 +184,6 @@ def score_pool(learner, pool:Tensor, # the learner and the training-split indice
         return torch.rand(len(pool), generator=generator, dtype=torch.float64)
     return torch.cat([fn(learner.sample(pool[i:i + chunk])).cpu() for i in range(0, len(pool), chunk)])
 
-# %% ../../nbs/experiments/04_active.ipynb #f325018d
 def acquire(scores:Tensor, pool:Tensor, k:int) -> Tensor:
     "The `k` pool indices with the highest scores."
     return pool[scores.topk(min(k, len(pool))).indices.cpu()]
@@ -211,7 +208,13 @@ def _run(method:ActiveMethod, data:ImageSplits, cfg:ActiveConfig, seed:int, bar)
         records.append({**r, "score_seconds": time.time() - t})
     return records, labelled.tolist()
 
-# %% ../../nbs/experiments/04_active.ipynb #8811ae3f
+def _device_of(methods) -> torch.device:
+    "The device of the first learner that has one, else the CPU."
+    for m in methods:
+        model = getattr(m.learner, "model", None)
+        if model is not None: return model.device
+    return torch.device("cpu")
+
 def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition) tuples)
                     data:ImageSplits, # the training split is the pool; the evaluation split scores each round
                     config:ActiveConfig|None=None,
@@ -236,33 +239,10 @@ def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition) 
             "total_seconds": time.time() - t0, **environment(_device_of(methods))}
     return {"records": records, "acquired": orders, "meta": meta}
 
-# %% ../../nbs/experiments/04_active.ipynb #e087cdb9
-def _device_of(methods) -> torch.device:
-    "The device of the first learner that has one, else the CPU."
-    for m in methods:
-        model = getattr(m.learner, "model", None)
-        if model is not None: return model.device
-    return torch.device("cpu")
-
-# %% ../../nbs/experiments/04_active.ipynb #8f526951
-def paper_methods(ssbnn, # a pretrained `SSBNN` (variational ELBO)
-                  simclr=None, # a pretrained `SSBNN` with an `NTXent` objective, or None to leave SimCLR out
-                  encoder_fn=None, # fresh-encoder factory for the deep ensemble, or None to leave it out
-                  augment=None, map_config:MAPConfig|None=None, members:int=5, # the deep ensemble's settings
-                  samples:int=100, # Laplace posterior samples per round
-                 ) -> list[ActiveMethod]:
-    "The paper's comparison: SS-BNN + BALD, SimCLR + entropy, deep ensemble + BALD, and random acquisition."
-    ss = ReadoutLearner(ssbnn, samples=samples)
-    out = [ActiveMethod("ss-bnn-bald", ss, "bald")]
-    if simclr is not None: out.append(ActiveMethod("simclr-entropy", ReadoutLearner(simclr, MAPPosterior()), "entropy"))
-    if encoder_fn is not None: out.append(ActiveMethod("ensemble-bald", MethodLearner("deep-ensemble", encoder_fn, augment, map_config, members), "bald"))
-    return out + [ActiveMethod("ss-bnn-random", ss, "random")]
-
 # %% ../../nbs/experiments/04_active.ipynb #ba88d34a
 ACTIVE_NAMES = {"ss-bnn-bald": "SS-BNN + BALD", "ss-bnn-entropy": "SS-BNN + entropy", "ss-bnn-random": "SS-BNN + random",
                 "simclr-entropy": "SimCLR + entropy", "ensemble-bald": "Deep ensemble + BALD", "ensemble-random": "Deep ensemble + random"}
 
-# %% ../../nbs/experiments/04_active.ipynb #de0d98c4
 def active_table(records:list[dict], metric:str="accuracy", at=None) -> str:
     "Markdown table of `metric` (mean ± std over seeds) at label counts `at` (default: every 50), plus the mean over all rounds."
     labels = sorted({r["labels"] for r in records})
@@ -298,3 +278,17 @@ def write_active(result:dict, out) -> Path:
     tables = "\n\n".join(active_table(recs, k) for k in ("accuracy", "ece"))
     return write_results(out, result, head + tables + "\n\n![accuracy vs labels](active.png)\n", plot_active(recs, ("accuracy", "ece")),
                          ("results.json", "active.md", "active.png"))
+
+# %% ../../nbs/experiments/04_active.ipynb #8f526951
+def paper_methods(ssbnn, # a pretrained `SSBNN` (variational ELBO)
+                  simclr=None, # a pretrained `SSBNN` with an `NTXent` objective, or None to leave SimCLR out
+                  encoder_fn=None, # fresh-encoder factory for the deep ensemble, or None to leave it out
+                  augment=None, map_config:MAPConfig|None=None, members:int=5, # the deep ensemble's settings
+                  samples:int=100, # Laplace posterior samples per round
+                 ) -> list[ActiveMethod]:
+    "The paper's comparison: SS-BNN + BALD, SimCLR + entropy, deep ensemble + BALD, and random acquisition."
+    ss = ReadoutLearner(ssbnn, samples=samples)
+    out = [ActiveMethod("ss-bnn-bald", ss, "bald")]
+    if simclr is not None: out.append(ActiveMethod("simclr-entropy", ReadoutLearner(simclr, MAPPosterior()), "entropy"))
+    if encoder_fn is not None: out.append(ActiveMethod("ensemble-bald", MethodLearner("deep-ensemble", encoder_fn, augment, map_config, members), "bald"))
+    return out + [ActiveMethod("ss-bnn-random", ss, "random")]

@@ -48,7 +48,6 @@ def motion_blur_kernel(radius:float, sigma:float, angle:float) -> tuple[np.ndarr
     dx, dy = np.ceil(i * np.cos(a) - 0.5).astype(int), np.ceil(i * np.sin(a) - 0.5).astype(int)
     return w / w.sum(), np.stack([dy, dx], 1)
 
-# %% ../../nbs/experiments/01_corrupt.ipynb #d431a727
 def _motion_blur(x:np.ndarray, radius:float, sigma:float, angles:np.ndarray) -> np.ndarray:
     "Motion-blur each image `(N,H,W,C)` along its own angle, replicating edge pixels."
     n, h, w = x.shape[:3]
@@ -243,7 +242,6 @@ CORRUPTIONS = {"gaussian_noise": gaussian_noise, "shot_noise": shot_noise, "impu
                "snow": snow, "frost": frost, "fog": fog, "brightness": brightness, "contrast": contrast,
                "elastic_transform": elastic_transform, "pixelate": pixelate, "jpeg_compression": jpeg_compression}
 
-# %% ../../nbs/experiments/01_corrupt.ipynb #0fb38a4f
 def _as_rgb_hwc(x) -> tuple[np.ndarray, str]:
     "uint8 images as (N,H,W,3) and a tag to undo the conversion: 'hwc3', 'chw3', 'gray' or 'chw1'."
     x = np.asarray(x)
@@ -261,7 +259,6 @@ def _restore(y:np.ndarray, tag:str) -> np.ndarray:
     g = np.clip(np.round(y @ np.array([0.299, 0.587, 0.114])), 0, 255).astype(np.uint8)
     return g if tag == "gray" else g[:, None]
 
-# %% ../../nbs/experiments/01_corrupt.ipynb #63fe3833
 def corrupt(x, # uint8 images (N,H,W,3), (N,3,H,W), (N,1,H,W) or (N,H,W)
             name:str, # one of `CORRUPTIONS`
             severity:int=5, # 1 to 5
