@@ -37,7 +37,6 @@ class MAPConfig:
     seed: int = 0 # seed of initialisation, batches and augmentation
     device: str = "auto" # 'auto', 'cpu', 'cuda', ...
 
-# %% ../nbs/10_baselines.ipynb #09203133
 def _epoch(model, opt, x, y, batch_size, augment, gen):
     "One pass over the labelled images in random order, with augmentation."
     model.train()
@@ -46,14 +45,12 @@ def _epoch(model, opt, x, y, batch_size, augment, gen):
         loss = F.cross_entropy(model(xb.contiguous(memory_format=torch.channels_last)), y[b])
         opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
 
-# %% ../nbs/10_baselines.ipynb #606b88c7
 @torch.no_grad()
 def _val_loss(model, x, y) -> float:
     "Mean validation cross-entropy in eval mode."
     model.eval()
     return F.cross_entropy(model(x), y).item()
 
-# %% ../nbs/10_baselines.ipynb #9dbbe3e8
 def train_map(model:nn.Module, # a classifier returning logits
               x:Tensor, y:Tensor, # labelled images (N,C,H,W) and labels (N,)
               val:tuple, # (x_val, y_val) for early stopping
@@ -206,7 +203,6 @@ class SWAGConfig:
     momentum: float = 0.9 # SGD momentum
     samples: int = 30 # parameter samples per prediction
 
-# %% ../nbs/10_baselines.ipynb #ac3efb51
 def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:SWAGConfig, batch_size:int, gen) -> SWAGMoments:
     "Run SGD from the current weights of `model`, collecting `snapshots_per_epoch` snapshots per epoch."
     bs = max(1, min(batch_size, -(-len(y) // config.snapshots_per_epoch)))          # >= snapshots_per_epoch steps per epoch
@@ -221,7 +217,7 @@ def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:
             if (k + 1) % every == 0: mom.collect(torch.cat([p.detach().reshape(-1) for p in model.parameters()]))
     return mom
 
-# %% ../nbs/10_baselines.ipynb #8e4a1b27
+# %% ../nbs/10_baselines.ipynb #c20f56ea
 @torch.no_grad()
 def _assign(theta:Tensor, model:nn.Module):
     "Copy the flat parameter vector `theta` into `model`'s parameters, whatever their memory layout (channels-last included)."
@@ -229,7 +225,6 @@ def _assign(theta:Tensor, model:nn.Module):
     for p in model.parameters():
         p.copy_(theta[i:i + p.numel()].view(p.shape)); i += p.numel()
 
-# %% ../nbs/10_baselines.ipynb #c20f56ea
 class SWAG:
     "SWAG from a fitted MAP classifier: SGD snapshots, a diagonal plus low-rank Gaussian, Monte Carlo predictions."
     def __init__(self, map_model:MAPClassifier, config:SWAGConfig|None=None):
@@ -311,7 +306,6 @@ class Labelled:
         if key not in self.fitted: self.fitted[key] = make()
         return self.fitted[key]
 
-# %% ../nbs/10_baselines.ipynb #10353476
 @patch
 def map(self:Labelled) -> MAPClassifier:
     "The MAP network trained on this subset (once)."

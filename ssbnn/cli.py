@@ -30,7 +30,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
-# %% ../nbs/14_cli.ipynb #117234da
 def _budgets(s:str) -> tuple:
     "Parse '10,50,0.1,all' into budgets, checking each."
     out = tuple(b.strip() for b in s.split(",") if b.strip())
@@ -49,7 +48,6 @@ def _number(kind, **limits):
         except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
     return conv
 
-# %% ../nbs/14_cli.ipynb #c8aa8e0c
 def _kind(default, limits:dict|None=None):
     "The argparse type of a flag with this default: budgets for tuples, numbers within `limits` (default: positive), or text."
     if isinstance(default, tuple): return _budgets
@@ -98,11 +96,6 @@ class one_line_errors:
             return False
         finally: self._once.__exit__(None, None, None)
 
-# %% ../nbs/14_cli.ipynb #71460fea
-def _out_dir(out:Path|None, overwrite:bool, name:str="digits") -> Path:
-    "The run's folder, claimed before any work: a new one under ssbnn-runs/, or `--out` if it is new, empty or ssbnn's own."
-    return new_run_folder(name) if out is None else claim_folder(out, replace_results=overwrite)
-
 # %% ../nbs/14_cli.ipynb #b5a44954
 def make_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn`."
@@ -116,6 +109,10 @@ def make_parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/14_cli.ipynb #17e909ab
+def _out_dir(out:Path|None, overwrite:bool, name:str="digits") -> Path:
+    "The run's folder, claimed before any work: a new one under ssbnn-runs/, or `--out` if it is new, empty or ssbnn's own."
+    return new_run_folder(name) if out is None else claim_folder(out, replace_results=overwrite)
+
 def run(args) -> Path:
     "Run the main job for parsed arguments; returns the output folder."
     get_device(args.device)                                   # every check that can be made now is made before pretraining
@@ -134,7 +131,6 @@ def run(args) -> Path:
           f"results in {out}/results.json, report in {out}/report.md")
     return out
 
-# %% ../nbs/14_cli.ipynb #b8c8f660
 def main(argv=None) -> int:
     "Entry point of the `ssbnn` console script: bad input prints one line and exits with status 2."
     args = make_parser().parse_args(argv)
@@ -173,7 +169,6 @@ def load_model(path, # a model folder, or an older ssbnn's single-file model.pt 
     parts = cifar_ssbnn(num_classes, device="cpu", seed=seed).parts() if Path(path).is_file() else {}
     return SSBNN.load(path, device=device, **parts)
 
-# %% ../nbs/14_cli.ipynb #2852b060
 def _eval_setup(a) -> tuple:
     "The `Setup` and pretrained models for `ssbnn-evaluate`'s arguments."
     epochs = {} if a.epochs is None else {"epochs": a.epochs}
@@ -190,7 +185,6 @@ def _eval_setup(a) -> tuple:
     models = [load_model(p, data.num_classes, a.device, seed=k) for k, p in enumerate(a.model or [])]
     return setup, models or None
 
-# %% ../nbs/14_cli.ipynb #943352f5
 def evaluate_main(argv=None) -> int:
     "Entry point of `ssbnn-evaluate`: bad input prints one line and exits with status 2."
     a = evaluate_parser().parse_args(argv)
@@ -241,7 +235,6 @@ def _cifar_data(a) -> ImageSplits:
     if a.root is not None: return load_cifar_splits("cifar10", root=a.root, download=a.download, seed=a.seed)
     return archive_splits(a.archive, val=1000, test=a.eval, limit=a.limit, seed=a.seed)
 
-# %% ../nbs/14_cli.ipynb #4e241233
 def pretrain_main(argv=None) -> int:
     "Entry point of `ssbnn-pretrain`: bad input prints one line and exits with status 2."
     a = pretrain_parser().parse_args(argv)
@@ -278,7 +271,6 @@ def pretrain_main(argv=None) -> int:
         close_distributed()
     return status.code
 
-# %% ../nbs/14_cli.ipynb #67d927a4
 def _pretrain_results(a, data, model, cfg:PretrainConfig, total:int, argv):
     "Write a pretraining piece's results.json and history.json; when pretraining is done, the model (and features)."
     from dataclasses import asdict
