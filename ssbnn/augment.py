@@ -21,7 +21,6 @@ def _uniform(n:int, lo:float, hi:float, like:Tensor, generator=None) -> Tensor:
     "`n` draws from U(lo, hi) on the device and dtype of `like`."
     return lo + (hi - lo) * torch.rand(n, generator=generator, device=like.device, dtype=like.dtype)
 
-# %% ../nbs/02_augment.ipynb #95402c5c
 def affine_matrices(n:int, # number of matrices
                     like:Tensor, # a tensor on the wanted device and dtype
                     scale=(0.6, 1.1), # zoom range (>1 enlarges the digit)
@@ -48,13 +47,11 @@ def random_contrast(x:Tensor, lo:float=0.5, hi:float=1.2, generator=None) -> Ten
     "Multiply each image `(B,C,H,W)` by its own factor from U(lo, hi)."
     return x * _uniform(len(x), lo, hi, x, generator).view(-1, 1, 1, 1)
 
-# %% ../nbs/02_augment.ipynb #f94b1a93
 def pixel_dropout(x:Tensor, p:float=0.1, generator=None) -> Tensor:
     "Set each pixel to zero with probability `p`, independently per image and pixel."
     keep = torch.rand(x.shape, generator=generator, device=x.device, dtype=x.dtype) >= p
     return x * keep
 
-# %% ../nbs/02_augment.ipynb #03e3db24
 def gaussian_noise(x:Tensor, std:float=0.05, generator=None) -> Tensor:
     "Add N(0, std^2) noise to every pixel."
     return x + std * torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)

@@ -59,6 +59,10 @@ class SSBNN:
         self.config_ = self.data_ = None                      # the pretraining recipe and a fingerprint of its data
 
 # %% ../nbs/13_core.ipynb #985150a2
+def _forget_features(self:SSBNN):
+    "Empty the feature cache (the encoder changed)."
+    self.__dict__["_feature_cache"] = {}
+
 @patch
 def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
               config:PretrainConfig|None=None, # loop settings; default `PretrainConfig()`
@@ -102,11 +106,6 @@ def features(self:SSBNN, x) -> Tensor:
         for k in [k for k, (r, _) in cache.items() if r() is None]: del cache[k]      # images that no longer exist
         cache[id(x)] = (weakref.ref(x), f)
     return f
-
-# %% ../nbs/13_core.ipynb #4ff01c7f
-def _forget_features(self:SSBNN):
-    "Empty the feature cache (the encoder changed)."
-    self.__dict__["_feature_cache"] = {}
 
 # %% ../nbs/13_core.ipynb #7377007b
 @patch
@@ -241,7 +240,6 @@ def _load_part(module:nn.Module, name:str, tensors:dict, file:Path):
     if extra: raise ValueError(f"{file} holds {name}.{extra[0]}, which the {name} in config.json lacks; the folder's files do not belong together")
     module.load_state_dict(have)
 
-# %% ../nbs/13_core.ipynb #7ed88db9
 @patch(cls_method=True)
 def load(cls:SSBNN, path, # a folder written by `save` (or an older ssbnn's single-file model.pt)
          device="auto", # 'auto', 'cpu', 'cuda', ...

@@ -25,7 +25,6 @@ def _to_tensor(a, name:str) -> Tensor:
     if isinstance(a, Tensor): return a
     raise TypeError(f"{name} must be a torch.Tensor or numpy array, got {type(a).__name__}")
 
-# %% ../nbs/01_data.ipynb #c001d188
 def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
     "Return `x` as a float32 tensor `(N,C,H,W)` in [0,1] (uint8 is scaled by 1/255, or kept with `keep_uint8`), or raise a clear error."
     x = _to_tensor(x, name)
@@ -105,13 +104,11 @@ class ImageSplits:
         return (f"{self.name}: train {tuple(self.x_train.shape)}, val {len(self.y_val)}, "
                 f"test {len(self.y_test)}, {self.num_classes} classes")
 
-# %% ../nbs/01_data.ipynb #98cb157d
 def _stratified(idx:np.ndarray, y:np.ndarray, n:int, seed:int) -> tuple[np.ndarray, np.ndarray]:
     "Split the indices `idx` into (the rest, `n` stratified picks), using scikit-learn's `train_test_split`."
     from sklearn.model_selection import train_test_split
     return train_test_split(idx, test_size=n, stratify=y[idx], random_state=seed)
 
-# %% ../nbs/01_data.ipynb #7bd87d5d
 def load_digits_splits(val:int=180, # validation images
                        test:int=360, # test images
                        seed:int=0, # seed of the stratified split
@@ -161,7 +158,6 @@ def _chw(x:Tensor) -> Tensor:
     if x.ndim == 4 and x.shape[-1] in (1, 3) and x.shape[1] not in (1, 3): return x.permute(0, 3, 1, 2).contiguous()
     return x
 
-# %% ../nbs/01_data.ipynb #8f934560
 def splits_from_arrays(x, y, # images (N,H,W,C) or (N,C,H,W), uint8 or float in [0,1]; labels (N,)
                        val:int, # validation images
                        test:int, # test (evaluation) images

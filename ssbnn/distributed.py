@@ -39,7 +39,6 @@ class DistEnv:
         "True when a process group joins this process to others (even a group of one)."
         return dist.is_available() and dist.is_initialized()
 
-# %% ../nbs/08_distributed.ipynb #b19ef3fb
 def launched_by_torchrun() -> bool:
     "True when torchrun (or another launcher of the env:// kind) set WORLD_SIZE and MASTER_ADDR for this process."
     return "WORLD_SIZE" in os.environ and "MASTER_ADDR" in os.environ
@@ -49,14 +48,12 @@ def rank_device(device, local_rank:int) -> torch.device:
     d = get_device(device)
     return torch.device("cuda", local_rank) if d.type == "cuda" and d.index is None else d
 
-# %% ../nbs/08_distributed.ipynb #17be96d4
 def current_env(device="auto") -> DistEnv:
     "The `DistEnv` of this process: from the process group if there is one, else rank 0 of 1."
     if not (dist.is_available() and dist.is_initialized()): return DistEnv(device=get_device(device))
     local = int(os.environ.get("LOCAL_RANK", dist.get_rank()))
     return DistEnv(dist.get_rank(), dist.get_world_size(), local, rank_device(device, local))
 
-# %% ../nbs/08_distributed.ipynb #bf8c25bc
 def init_distributed(device="auto", # the device setting; 'auto'/'cuda' become cuda:LOCAL_RANK
                      backend:str|None=None, # default: 'nccl' on GPUs, 'gloo' on the CPU
                     ) -> DistEnv:
@@ -85,7 +82,6 @@ def gather_rows(t:Tensor) -> Tensor:
         warnings.filterwarnings("ignore", message=".*all_gather is deprecated", category=FutureWarning)
         return torch.cat(dist_fn.all_gather(t.contiguous()))
 
-# %% ../nbs/08_distributed.ipynb #bf6b9495
 class GatheredTask(TaskLoss):
     "The loop's `TaskLoss` with the representations gathered over ranks: its forward is the loss of the global task."
     def gather(self, z:Tensor) -> Tensor:
@@ -121,7 +117,6 @@ def _local_rank_main(rank:int, world_size:int, port:int, folder:str, fn):
     finally: dist.destroy_process_group()
     torch.save(out, Path(folder)/f"{rank}.pt")
 
-# %% ../nbs/08_distributed.ipynb #31d38954
 def run_local(fn, # an importable function (defined in a module, not in a notebook)
               world_size:int=2, # processes to start
               *args, # arguments of `fn`, pickled to every process
@@ -140,7 +135,6 @@ def run_local(fn, # an importable function (defined in a module, not in a notebo
                 raise TimeoutError(f"run_local: {fn.__name__} on {world_size} processes did not finish in {timeout:.0f} s")
         return [torch.load(Path(folder)/f"{r}.pt", weights_only=False) for r in range(world_size)]
 
-# %% ../nbs/08_distributed.ipynb #7034790f
 def ddp_step(encoder:nn.Module, head:nn.Module, elbo:nn.Module,
              views_a:Tensor, views_b:Tensor, # the views (M,C,H,W) of the whole task; this rank uses its slice
              config:PretrainConfig, # optimiser settings
@@ -174,12 +168,10 @@ def _rank_states(gen:torch.Generator, env:DistEnv) -> list[dict]:
     dist.all_gather_object(out, mine)
     return out
 
-# %% ../nbs/08_distributed.ipynb #a7410131
 def wants_ddp() -> bool:
     "True when torchrun started this process or it belongs to a process group: `pretrain` should get a `DDPRun`."
     return launched_by_torchrun() or (dist.is_available() and dist.is_initialized())
 
-# %% ../nbs/08_distributed.ipynb #4ad73ae9
 class DDPRun(OneProcess):
     "How `pretrain` runs on every rank of a torchrun launch: task shards, gathered representations, DDP, rank 0 writes."
     task_loss = GatheredTask
