@@ -33,7 +33,6 @@ class AblationConfig:
     ntxent_tau: float = 0.45 # NT-Xent temperature (the paper's for CIFAR-10)
     inference: tuple = ("laplace", "map") # downstream inference for the objective ablation
 
-# %% ../../nbs/experiments/05_ablation.ipynb #267d19e4
 @dataclass
 class Ablation:
     "The result of one ablation: records (one per setting, labels and seed), its settings, a table and a plot."
@@ -69,7 +68,6 @@ def _pretrained(setup:Setup, cfg:AblationConfig, objective=None, batch_size:int|
     model.pretrain_seconds_ = time.time() - t
     return model
 
-# %% ../../nbs/experiments/05_ablation.ipynb #04f9e72c
 def _score(model, setup:Setup, cfg:AblationConfig, setting:str, inference=("laplace",), extra=None) -> list[dict]:
     "Fit the readout at every budget and seed and score the evaluation split; one record per (inference, labels, seed)."
     d, recs = setup.data, []
@@ -85,7 +83,6 @@ def _score(model, setup:Setup, cfg:AblationConfig, setting:str, inference=("lapl
                 recs.append({"setting": name, "inference": inf, "labels": n, "seed": cfg.seed + k, **evaluate(p, d.y_test), **base})
     return recs
 
-# %% ../../nbs/experiments/05_ablation.ipynb #9c6c9d15
 def _meta(setup:Setup, cfg:AblationConfig, t0:float) -> dict:
     "The settings and environment of an ablation run."
     return {"config": asdict(cfg), "dataset": setup.data.name, "pretrain": asdict(setup.pretrain),
