@@ -20,7 +20,7 @@ from .metrics import nll
 # %% auto #0
 __all__ = ['ProbeConfig', 'linear_probe', 'fit_readout', 'tune_readout', 'HessianStructure', 'make_laplace', 'fit_laplace',
            'laplace_predict', 'PriorSearch', 'PriorGrid', 'probit_nll', 'PriorEdgeWarning', 'search_prior_precision',
-           'Readout', 'marglik_readout', 'map_readout', 'LaplacePosterior', 'MAPPosterior', 'posterior_from_state']
+           'marglik_readout', 'Readout', 'map_readout', 'LaplacePosterior', 'MAPPosterior', 'posterior_from_state']
 
 # %% ../nbs/09_posterior.ipynb #2e7c9a10
 @rebuildable
@@ -39,7 +39,6 @@ class ProbeConfig:
         bad |= {k: getattr(self, k) for k in ("momentum", "weight_decay") if not getattr(self, k) >= 0}
         if bad: raise ValueError(f"ProbeConfig needs positive epochs, batch_size and lr and non-negative momentum and weight_decay, got {bad}")
 
-# %% ../nbs/09_posterior.ipynb #5b1e0c2d
 def linear_probe(features:Tensor, # cached features (N,dim)
                  y:Tensor, # labels (N,)
                  num_classes:int, # number of classes C
@@ -106,15 +105,8 @@ class HessianStructure(str, Enum):
     KRON = "kron" # Kronecker-factored: the paper's choice for 100 classes
     DIAG = "diag" # diagonal
 
-# %% ../nbs/09_posterior.ipynb #41b6baa5
-def _loader(features:Tensor, y:Tensor, batch_size:int) -> DataLoader:
-    "A DataLoader of (feature, label) batches, the format laplace-torch expects."
-    return DataLoader(TensorDataset(features, y.to(features.device)), batch_size=batch_size)
-
-# %% ../nbs/09_posterior.ipynb #89dfc813
 _HARMLESS = ".*(link_approx|jit.script|deprecated).*"   # laplace-torch's import-time and probit-default warnings
 
-# %% ../nbs/09_posterior.ipynb #25078b93
 def make_laplace(head:nn.Linear, hessian="full"):
     "An unfitted laplace-torch last-layer approximation of the readout `head` (GGN via the AsdlGGN backend)."
     hessian = as_option(HessianStructure, hessian, "hessian structure")
@@ -126,7 +118,11 @@ def make_laplace(head:nn.Linear, hessian="full"):
         return Laplace(model, "classification", subset_of_weights="last_layer", hessian_structure=hessian.value,
                        last_layer_name="1", backend=AsdlGGN)
 
-# %% ../nbs/09_posterior.ipynb #65b4cee1
+# %% ../nbs/09_posterior.ipynb #41b6baa5
+def _loader(features:Tensor, y:Tensor, batch_size:int) -> DataLoader:
+    "A DataLoader of (feature, label) batches, the format laplace-torch expects."
+    return DataLoader(TensorDataset(features, y.to(features.device)), batch_size=batch_size)
+
 def fit_laplace(head:nn.Linear, # the MAP readout
                 features:Tensor, y:Tensor, # training features (N,dim) and labels (N,)
                 hessian="full", # a `HessianStructure`
@@ -140,7 +136,6 @@ def fit_laplace(head:nn.Linear, # the MAP readout
         la.fit(_loader(features, y, batch_size), progress_bar=False)
     return la
 
-# %% ../nbs/09_posterior.ipynb #2daefee9
 @torch.no_grad()
 def laplace_predict(la, # a fitted laplace-torch approximation
                     features:Tensor, # features (N,dim)
@@ -158,7 +153,6 @@ class PriorSearch(NamedTuple):
     nll: Tensor # validation NLL of the probit predictive at each candidate (G,)
     on_edge: bool # True if the pick is the smallest or largest candidate even after extending the grid
 
-# %% ../nbs/09_posterior.ipynb #1b7e4d02
 @rebuildable
 @dataclass
 class PriorGrid:
@@ -189,13 +183,14 @@ def probit_nll(la, # a fitted laplace-torch approximation
     finally: la.prior_precision = saved
     return torch.tensor(out, dtype=torch.float64)
 
-# %% ../nbs/09_posterior.ipynb #3d9a6f24
 @torch.no_grad()
-def _probit_nll_full(la, features:Tensor, y:Tensor, grid:Tensor, chunk:int=2**22) -> Tensor:
+def _probit_nll_full(la, features:Tensor, y:Tensor, grid:Tensor, chunk:int=2**22,
+                     eig=None, # `torch.linalg.eigh(la.H.double())`, if already computed
+                    ) -> Tensor:
     "`probit_nll` for a full-Hessian readout in closed form: one eigendecomposition serves every candidate."
     head = la.model.last_layer
     c, d = head.weight.shape
-    e, v = torch.linalg.eigh(la.H.double())                                   # H = V diag(e) V^T, weights then biases
+    e, v = eig if eig is not None else torch.linalg.eigh(la.H.double())      # H = V diag(e) V^T, weights then biases
     v_w, v_b, grid = v[:c * d].reshape(c, d, -1), v[c * d:], grid.to(v.device)
     inv = 1 / (e.clamp_min(0)[:, None] + grid[None])                          # (P,G)
     y, total = y.to(features.device).long(), torch.zeros(len(grid), dtype=torch.float64, device=v.device)
@@ -212,7 +207,6 @@ def _probit_nll_full(la, features:Tensor, y:Tensor, grid:Tensor, chunk:int=2**22
 class PriorEdgeWarning(UserWarning):
     "The tuned prior precision sits at an end of its grid: the validation set asks for more than the grid offers."
 
-# %% ../nbs/09_posterior.ipynb #5f1c8b46
 def _edge_message(search:PriorSearch) -> str:
     "What a pick at the top or the bottom of the grid means."
     if search.precision == search.grid[-1].item():
@@ -221,7 +215,6 @@ def _edge_message(search:PriorSearch) -> str:
     return (f"the validation NLL still falls at the smallest prior precision tried ({search.precision:.3g}): the validation "
             "set asks for a posterior as wide as the grid allows; check the MAP readout (is it worse than chance?)")
 
-# %% ../nbs/09_posterior.ipynb #6a2d9c57
 def search_prior_precision(la, # a fitted laplace-torch last-layer approximation; its prior precision is set
                            val_features:Tensor, val_y:Tensor, # validation features (M,dim) and labels (M,)
                            grid:PriorGrid|None=None, # candidates and how to extend them
@@ -231,7 +224,10 @@ def search_prior_precision(la, # a fitted laplace-torch last-layer approximation
     grid = grid or PriorGrid()
     val_y = check_labels(val_y, n=len(val_features), num_classes=la.n_outputs)
     full = torch.is_tensor(la.H) and la.H.ndim == 2                           # a dense (P,P) GGN: the closed form applies
-    score = _probit_nll_full if full and not exhaustive else probit_nll
+    if full and not exhaustive:                                               # one eigendecomposition for every extension
+        eig = torch.linalg.eigh(la.H.double())
+        score = lambda *a: _probit_nll_full(*a, eig=eig)
+    else: score = probit_nll
     lo, hi = grid.low, grid.high
     cand = grid.values()
     nlls = torch.nan_to_num(score(la, val_features, val_y, cand), nan=math.inf)
@@ -247,13 +243,6 @@ def search_prior_precision(la, # a fitted laplace-torch last-layer approximation
     if out.on_edge: warnings.warn(_edge_message(out), PriorEdgeWarning, stacklevel=3)
     la.prior_precision = out.precision
     return out
-
-# %% ../nbs/09_posterior.ipynb #d3b0f6e5
-class Readout(str, Enum):
-    "How the MAP readout is found."
-    PROBE = "probe"     # the standard linear probe (`ProbeConfig`); Laplace prior tuned on validation: the paper's protocol
-    TUNED = "tuned"     # L-BFGS MAP with its prior precision chosen by validation NLL; Laplace prior tuned on validation
-    MARGLIK = "marglik" # one prior for MAP and Laplace, by the marginal likelihood (laplace-torch's marglik_training)
 
 # %% ../nbs/09_posterior.ipynb #e4c1a7f6
 def marglik_readout(features:Tensor, y:Tensor, # training features (N,dim) and labels (N,)
@@ -279,6 +268,12 @@ def marglik_readout(features:Tensor, y:Tensor, # training features (N,dim) and l
     return model[1].requires_grad_(False), float(la.prior_precision)
 
 # %% ../nbs/09_posterior.ipynb #f5d2b8a7
+class Readout(str, Enum):
+    "How the MAP readout is found."
+    PROBE = "probe"     # the standard linear probe (`ProbeConfig`); Laplace prior tuned on validation: the paper's protocol
+    TUNED = "tuned"     # L-BFGS MAP with its prior precision chosen by validation NLL; Laplace prior tuned on validation
+    MARGLIK = "marglik" # one prior for MAP and Laplace, by the marginal likelihood (laplace-torch's marglik_training)
+
 def _val_pair(val, n_classes:int) -> tuple[Tensor, Tensor]:
     "Check a validation pair (features (M,dim), labels (M,))."
     if not (isinstance(val, (tuple, list)) and len(val) == 2):
@@ -305,7 +300,6 @@ def _check_features(features:Tensor, name:str="features") -> Tensor:
     if not torch.isfinite(features).all(): raise ValueError(f"{name} contains NaN or inf values")
     return features
 
-# %% ../nbs/09_posterior.ipynb #17f4d0c9
 @rebuildable
 class LaplacePosterior:
     "Last-layer GGN Laplace posterior of a linear readout on cached features, with the probit predictive (the paper's Step II)."
@@ -323,7 +317,6 @@ class LaplacePosterior:
         state = f"prior precision {self.prior_precision_:.3g}" if self._la is not None else "not fitted"
         return f"LaplacePosterior(readout={self.readout.value!r}, hessian={self.hessian.value!r}; {state})"
 
-# %% ../nbs/09_posterior.ipynb #28a5e1da
 @patch
 def fit(self:LaplacePosterior, features:Tensor, y:Tensor, # training features (N,dim) and labels (N,)
         val=None, # (val_features, val_labels): tunes the prior precision (not needed by readout='marglik')

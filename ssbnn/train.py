@@ -19,8 +19,8 @@ from .models import check_channels
 from .elbo import ContrastiveELBO, make_task, MeanFieldLinear, task_elbo
 
 # %% auto #0
-__all__ = ['Optimizer', 'PretrainConfig', 'LARS', 'make_optimizer', 'warmup_cosine', 'NonFiniteLossError', 'default_alpha',
-           'LabelledTask', 'local_batch', 'TaskLoss', 'training_state', 'restore_training_state', 'OneProcess',
+__all__ = ['Optimizer', 'PretrainConfig', 'LARS', 'make_optimizer', 'warmup_cosine', 'default_alpha', 'LabelledTask',
+           'local_batch', 'TaskLoss', 'training_state', 'restore_training_state', 'OneProcess', 'NonFiniteLossError',
            'pretrain', 'TensorBoardLog']
 
 # %% ../nbs/07_train.ipynb #5a76c2b0
@@ -29,12 +29,11 @@ class Optimizer(str, Enum):
     ADAMW = "adamw" # AdamW with decoupled weight decay: the default for small models
     LARS = "lars"   # LARS with momentum: the paper's choice for ResNet-18 at batch 1000
 
-# %% ../nbs/07_train.ipynb #dc948ac8
 @dataclass
 class PretrainConfig:
     "Settings of contrastive pretraining; the defaults suit the digits data on a laptop CPU."
-    epochs: float = 250. # passes over the unlabelled set; one task of `batch_size` images per step
-    batch_size: int = 512 # M, the number of images in a contrastive task
+    epochs: float = 120. # passes over the unlabelled set; one task of `batch_size` images per step
+    batch_size: int = 256 # M, the number of images in a contrastive task
     lr: float = 2e-3 # peak learning rate of encoder and projection head
     var_lr: float = 1e-2 # peak learning rate of log tau and log sigma
     weight_decay: float = 1e-4 # decoupled weight decay on encoder and head: the prior log p(theta^s)
@@ -113,7 +112,6 @@ def _split_decay(modules) -> tuple[list, list]:
     params = [p for m in modules for p in m.parameters()]
     return [p for p in params if p.ndim > 1], [p for p in params if p.ndim <= 1]
 
-# %% ../nbs/07_train.ipynb #859a0d49
 def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:PretrainConfig, task_layer=None) -> torch.optim.Optimizer:
     "The optimiser: weight decay on encoder and head weights; log tau, log sigma (and an SS-BNN* task layer) without decay."
     extra = [] if task_layer is None else [{"params": list(task_layer.parameters()), "lr": config.lr, "weight_decay": 0., "lars": False}]
@@ -133,10 +131,6 @@ def warmup_cosine(total:int, warmup:int, start:float=0.01):
         if t < warmup: return start + (1 - start) * t / warmup
         return 0.5 * (1 + math.cos(math.pi * min(1., (t - warmup) / max(1, total - warmup))))
     return factor
-
-# %% ../nbs/07_train.ipynb #a94f5373
-class NonFiniteLossError(RuntimeError):
-    "Raised when the pretraining loss becomes NaN or infinite."
 
 # %% ../nbs/07_train.ipynb #eb2bb918
 def default_alpha(n_labels:int, num_classes:int) -> float:
@@ -234,7 +228,6 @@ def _keep_new_settings(opt, sched, fresh:list, base_lrs:list):
     sched.base_lrs = list(base_lrs)
     for g, b, lam in zip(opt.param_groups, base_lrs, sched.lr_lambdas): g["lr"] = b * lam(sched.last_epoch)
 
-# %% ../nbs/07_train.ipynb #889e1a72
 _MODULES = ("encoder", "head", "elbo", "task_layer")
 
 def training_state(path, config, mods, opt, sched, shared, step:int, history:list) -> dict:
@@ -247,7 +240,6 @@ def training_state(path, config, mods, opt, sched, shared, step:int, history:lis
                  step=step, history=history, config=asdict(config), saved=time.time())
     return state
 
-# %% ../nbs/07_train.ipynb #0d125b88
 def restore_training_state(state:dict, path, config, mods, opt, sched, shared) -> tuple[int, list]:
     "Load a checkpoint's `state` into the modules, optimiser, schedule, shared generator and global RNGs; (step, history)."
     _check_resumable(state["config"], config, path)
@@ -299,13 +291,48 @@ class OneProcess:
                              f"resume it the same way (torchrun, {len(state['ranks'])} in all)")
         return restore_training_state(state, path, config, mods, opt, sched, shared)
 
-# %% ../nbs/07_train.ipynb #2b0e0528
 def _alone(run):
     "Refuse to run one process's loop in a process that torchrun started as one of several."
     n = int(os.environ.get("WORLD_SIZE") or 1)
     if n > 1 and run.world_size == 1:
         raise RuntimeError(f"this process is one of {n} that torchrun started, but pretrain was asked to run alone; pass "
                            f"run=ssbnn.distributed.DDPRun() (SSBNN.pretrain does this by itself)")
+
+# %% ../nbs/07_train.ipynb #ee0e995e
+def _setup(encoder, head, elbo, x, config:PretrainConfig, device, labelled=None) -> tuple:
+    "Checked images and the modules on `device` in training mode, with the optimiser and schedule: (x, mods, opt, sched, total)."
+    x = check_images(x, "unlabelled images", keep_uint8=True)
+    check_channels(x, encoder, "unlabelled images")
+    if config.batch_size > len(x):
+        raise ValueError(f"batch_size {config.batch_size} is larger than the {len(x)} unlabelled images; use at most {len(x)}")
+    x = x.to(device)
+    mods = [encoder, head, elbo] + ([labelled.layer] if labelled else [])
+    for mod in mods: mod.to(device).train()
+    if labelled is not None: labelled.x, labelled.y = labelled.x.to(device), labelled.y.to(device)
+    encoder.to(memory_format=torch.channels_last)                              # 20 % faster on two CPU cores too
+    opt = make_optimizer(encoder, head, elbo, config, labelled.layer if labelled else None)
+    total = config.steps(len(x))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, warmup_cosine(total, round(config.warmup * total), config.warmup_start))
+    return x, mods, opt, sched, total
+
+class NonFiniteLossError(RuntimeError):
+    "Raised when the pretraining loss becomes NaN or infinite."
+
+def _nonfinite(step:int, checkpoint, good, config:PretrainConfig) -> NonFiniteLossError:
+    "The error that stops a run whose loss became non-finite at `step`, saying which checkpoint is kept and what to try."
+    where = f"the last good checkpoint {checkpoint} (step {good}) is kept" if good is not None else "no checkpoint was written"
+    return NonFiniteLossError(f"pretraining stopped: the loss became non-finite at step {step}; {where}. "
+                              f"Lower the learning rate (now {config.lr}) or check the input images.")
+
+def _fast_cuda():
+    "cuDNN's autotuner for the fixed image sizes, and TF32 for the float32 matrix products (the bf16 autocast does the rest)."
+    torch.backends.cudnn.benchmark = True
+    torch.set_float32_matmul_precision("high")
+
+def _record(step:int, loss, terms, sched, seconds:float) -> dict:
+    "One history row after `step` steps: the loss and its terms, tau, sigma, the learning rate and the training time so far."
+    return {"step": step, "loss": loss.item(), "ell": terms.ell.item(), "kl": terms.kl.item(), "tau": terms.tau.item(),
+            "sigma": terms.sigma.item(), "lr": sched.get_last_lr()[0], "seconds": seconds}
 
 # %% ../nbs/07_train.ipynb #1ffaa1bc
 def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
@@ -366,40 +393,6 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
         if stop: break
     if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)
     return history
-
-# %% ../nbs/07_train.ipynb #ee0e995e
-def _setup(encoder, head, elbo, x, config:PretrainConfig, device, labelled=None) -> tuple:
-    "Checked images and the modules on `device` in training mode, with the optimiser and schedule: (x, mods, opt, sched, total)."
-    x = check_images(x, "unlabelled images", keep_uint8=True)
-    check_channels(x, encoder, "unlabelled images")
-    if config.batch_size > len(x):
-        raise ValueError(f"batch_size {config.batch_size} is larger than the {len(x)} unlabelled images; use at most {len(x)}")
-    x = x.to(device)
-    mods = [encoder, head, elbo] + ([labelled.layer] if labelled else [])
-    for mod in mods: mod.to(device).train()
-    if labelled is not None: labelled.x, labelled.y = labelled.x.to(device), labelled.y.to(device)
-    encoder.to(memory_format=torch.channels_last)                              # 20 % faster on two CPU cores too
-    opt = make_optimizer(encoder, head, elbo, config, labelled.layer if labelled else None)
-    total = config.steps(len(x))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, warmup_cosine(total, round(config.warmup * total), config.warmup_start))
-    return x, mods, opt, sched, total
-
-def _nonfinite(step:int, checkpoint, good, config:PretrainConfig) -> NonFiniteLossError:
-    "The error that stops a run whose loss became non-finite at `step`, saying which checkpoint is kept and what to try."
-    where = f"the last good checkpoint {checkpoint} (step {good}) is kept" if good is not None else "no checkpoint was written"
-    return NonFiniteLossError(f"pretraining stopped: the loss became non-finite at step {step}; {where}. "
-                              f"Lower the learning rate (now {config.lr}) or check the input images.")
-
-def _fast_cuda():
-    "cuDNN's autotuner for the fixed image sizes, and TF32 for the float32 matrix products (the bf16 autocast does the rest)."
-    torch.backends.cudnn.benchmark = True
-    torch.set_float32_matmul_precision("high")
-
-# %% ../nbs/07_train.ipynb #25226509
-def _record(step:int, loss, terms, sched, seconds:float) -> dict:
-    "One history row after `step` steps: the loss and its terms, tau, sigma, the learning rate and the training time so far."
-    return {"step": step, "loss": loss.item(), "ell": terms.ell.item(), "kl": terms.kl.item(), "tau": terms.tau.item(),
-            "sigma": terms.sigma.item(), "lr": sched.get_last_lr()[0], "seconds": seconds}
 
 # %% ../nbs/07_train.ipynb #512dd936
 class TensorBoardLog:

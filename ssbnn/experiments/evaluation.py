@@ -42,9 +42,8 @@ class Setup:
     map_config: MAPConfig = field(default_factory=MAPConfig)
     swag_config: SWAGConfig = field(default_factory=SWAGConfig)
 
-# %% ../../nbs/experiments/03_evaluation.ipynb #a8466a08
-def digits_setup(epochs:float=250., # pretraining epochs over the 1,257 unlabelled digits
-                 batch_size:int=512, # images per contrastive task, M
+def digits_setup(epochs:float=PretrainConfig.epochs, # pretraining epochs over the 1,257 unlabelled digits
+                 batch_size:int=PretrainConfig.batch_size, # images per contrastive task, M
                  device="auto", # 'auto' (CUDA if available), 'cpu', 'cuda' or 'cuda:N'
                 ) -> Setup:
     "The embedded digits with the `ssbnn` command's settings; OOD: grey patches of photographs."
@@ -70,7 +69,6 @@ def _uint8(x:Tensor) -> np.ndarray:
     "Images as uint8 numpy arrays (float images in [0,1] are rounded)."
     return (x if x.dtype == torch.uint8 else (check_images(x) * 255).round().to(torch.uint8)).numpy()
 
-# %% ../../nbs/experiments/03_evaluation.ipynb #dd6b7cdf
 def score(predict, # callable(images) -> probabilities (N,C)
           data:ImageSplits, corrupted:dict, ood:Tensor) -> dict:
     "In-distribution metrics, the metrics averaged over the corrupted test sets, and the OOD-detection AUROC."
@@ -88,6 +86,7 @@ class EvalConfig:
     "What to evaluate: budgets, seeds, methods and their sizes; the defaults are the paper's protocol on the digits."
     budgets: tuple = (10, 50, 0.1, "all") # label budgets: counts, fractions of the training split, or 'all'
     seeds: int = 3 # labelled subsets per budget
+    full_seeds: int|None = None # runs with every training label, where all seeds share the labels (None: `seeds`)
     seed: int = 0 # seed of the pretraining and of the first labelled subset
     methods: tuple = ("ss-bnn", "ss-map", "ss-bnn-ensemble", "map", "ll-laplace", "deep-ensemble", "swag") # names of `METHODS`
     ensemble: int = 5 # members of the deep ensemble
@@ -102,6 +101,7 @@ class EvalConfig:
 
     def __post_init__(self):
         for name, limits in self.LIMITS.items(): check_number(name, getattr(self, name), **limits)
+        if self.full_seeds is not None: check_number("full_seeds", self.full_seeds, **self.LIMITS["seeds"])
         if not self.budgets: raise ValueError("budgets is empty; give at least one, e.g. (10, 50, 'all')")
         self.methods = tuple(as_option(Method, m, "method").value for m in self.methods)
         bad = [c for c in self.corruptions if c not in CORRUPTIONS]
@@ -117,6 +117,10 @@ class EvalConfig:
             if c < num_classes: raise ValueError(f"budget {c} is smaller than the {num_classes} classes; give each class a label (at least {num_classes})")
         return counts
 
+    def seeds_for(self, count:int, n:int) -> int:
+        "Runs at a budget of `count` labels out of `n` training images: `full_seeds` when every image is labelled."
+        return self.full_seeds if count == n and self.full_seeds is not None else self.seeds
+
     @classmethod
     def cifar10(cls, **kw):
         "The paper's protocol on CIFAR-10: budgets of 50, 500, 5,000 and all labels."
@@ -124,8 +128,8 @@ class EvalConfig:
 
     @classmethod
     def main_job(cls, **kw):
-        "The `ssbnn` command: SS-BNN, its MAP readout, MAP and LL Laplace; no corruptions, no OOD."
-        return cls(**{**dict(methods=("ss-bnn", "ss-map", "map", "ll-laplace"), corruptions=(), ood=False), **kw})
+        "The `ssbnn` command: SS-BNN, its MAP readout, MAP and LL Laplace; no corruptions, no OOD; one run with all labels."
+        return cls(**{**dict(methods=("ss-bnn", "ss-map", "map", "ll-laplace"), corruptions=(), ood=False, full_seeds=1), **kw})
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #77b3e913
 def _pretrained(setup:Setup, cfg:EvalConfig, progress:bool, pretrained=None, checkpoint=None) -> list:
@@ -137,12 +141,10 @@ def _pretrained(setup:Setup, cfg:EvalConfig, progress:bool, pretrained=None, che
                                                     checkpoint=checkpoint if j == 0 else None)
             for j in range(k)]
 
-# %% ../../nbs/experiments/03_evaluation.ipynb #c350b4d1
 def _star(setup:Setup, x, y, seed:int, progress:bool) -> SSBNN:
     "An SS-BNN* pretrained with the labelled subset (x, y)."
     return setup.make_ssbnn(seed).pretrain(setup.data.x_train, replace(setup.pretrain, seed=seed), progress=progress, labelled=(x, y))
 
-# %% ../../nbs/experiments/03_evaluation.ipynb #3b59fe30
 def labelled(setup:Setup, cfg:EvalConfig, n:int, seed:int, ssbnns:list, progress:bool=False) -> Labelled:
     "The labelled subset of `n` images for `seed`, with everything the registered methods need to fit on it."
     d = setup.data
@@ -167,7 +169,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     t_pre, records = time.time() - t0, []
     with warnings.catch_warnings():                          # a pick on a grid edge is recorded ('prior_on_edge') and reported
         warnings.simplefilter("ignore", PriorEdgeWarning)
-        for n, s in tqdm([(n, cfg.seed + k) for n in counts for k in range(cfg.seeds)], disable=not progress, desc="evaluate", leave=False):
+        for n, s in tqdm([(n, cfg.seed + k) for n in counts for k in range(cfg.seeds_for(n, len(d.y_train)))], disable=not progress, desc="evaluate", leave=False):
             sub = labelled(setup, cfg, n, s, ss, progress)
             for method in cfg.methods:
                 t = time.time(); fitted = METHODS[method].fit(sub); t = time.time() - t
@@ -189,7 +191,6 @@ _PAPER_ROWS = {"accuracy": ("accuracy", "{ds}", 0.01), "nll": ("nll", "{ds}", 1)
                "c_accuracy": ("accuracy", "CIFAR10 to CIFAR10-C", 0.01), "c_nll": ("nll", "CIFAR10 to CIFAR10-C", 1),
                "c_ece": ("ece", "CIFAR10 to CIFAR10-C", 0.01), "ood_auroc": ("auroc", "CIFAR10 vs SVHN", 0.01)}
 
-# %% ../../nbs/experiments/03_evaluation.ipynb #8e0c4d0e
 def paper_value(metric:str, dataset:str, labels:int, method:str):
     "The paper's (mean, standard error) for our record key `metric`, as a fraction like ours, or None."
     if dataset not in ("cifar10", "cifar100"): return None
@@ -238,17 +239,21 @@ def laplace_table(records:list[dict], pairs=LAPLACE_PAIRS) -> str:
     return "**The Bayesian step: each Laplace posterior against its own MAP**\n\n" + "\n".join(rows)
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #d0a6db01
+def _full_note(c:dict) -> str:
+    "How many runs the full-label budget had, when it differs from the other budgets'."
+    full = c.get("full_seeds")
+    return "" if full is None or full == c["seeds"] else f" ({full} with all labels, which every seed shares)"
+
 def main_report(result:dict) -> str:
     "The markdown report of a main job: settings, timings, one table per metric, the Bayesian step and the plots."
     m = result["meta"]; c, pre = m["config"], m["config"]["pretrain"]
     head = (f"# ssbnn on {result['records'][0]['dataset']}\n\nSelf-supervised BNN vs conventional baselines, "
-            f"{c['seeds']} seed(s) per budget, pretraining {pre['epochs']:g} epochs (tasks of {pre['batch_size']} images).\n\n"
+            f"{c['seeds']} seed(s) per budget{_full_note(c)}, pretraining {pre['epochs']:g} epochs (tasks of {pre['batch_size']} images).\n\n"
             f"Device: {m['device']} ({m['threads']} threads), torch {m['torch']}, ssbnn {m['ssbnn']}. "
             f"Wall time {m['total_seconds']:.0f} s, of which pretraining {m['pretrain_seconds']:.0f} s.\n")
     tables = "\n\n".join(table(result["records"], k) for k in ("nll", "accuracy", "ece"))
     return f"{head}\n{tables}\n\n{laplace_table(result['records'])}\n\n![metrics vs labels](metrics_vs_labels.png)\n"
 
-# %% ../../nbs/experiments/03_evaluation.ipynb #fd34bec5
 def write_main_job(result:dict, out) -> Path:
     "Write results.json, report.md and metrics_vs_labels.png into the folder `out`; returns the folder."
     return write_results(out, result, main_report(result), plot(result["records"]), ("results.json", "report.md", "metrics_vs_labels.png"))
