@@ -36,13 +36,16 @@ class MAPConfig:
     patience: int = 3 # stop once the validation loss has risen this many epochs in a row
     seed: int = 0 # seed of initialisation, batches and augmentation
     device: str = "auto" # 'auto', 'cpu', 'cuda', ...
+    amp: bool = True # bf16 autocast of the training steps on CUDA; ignored elsewhere
+    compile: bool = False # torch.compile the network for its training steps (CUDA only; the CIFAR setup turns it on)
 
-def _epoch(model, opt, x, y, batch_size, augment, gen):
-    "One pass over the labelled images in random order, with augmentation."
+def _epoch(model, opt, x, y, batch_size, augment, gen, amp:bool=False):
+    "One pass over the labelled images in random order, with augmentation (bf16 autocast on CUDA if `amp`)."
     model.train()
     for b in torch.randperm(len(y), generator=gen, device=x.device).split(batch_size):
         xb = augment(x[b], gen) if augment is not None else x[b]
-        loss = F.cross_entropy(model(xb.contiguous(memory_format=torch.channels_last)), y[b])
+        with torch.autocast(x.device.type, dtype=torch.bfloat16, enabled=amp and x.device.type == "cuda"):
+            loss = F.cross_entropy(model(xb.contiguous(memory_format=torch.channels_last)), y[b])
         opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
 
 @torch.no_grad()
@@ -65,10 +68,11 @@ def train_map(model:nn.Module, # a classifier returning logits
     model.to(device, memory_format=torch.channels_last)                        # faster convolutions on GPUs and CPUs
     x, y, xv, yv = x.to(device), y.to(device), val[0].to(device), val[1].to(device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    step_model = torch.compile(model) if config.compile and device.type == "cuda" else model   # the same weights
     losses, best, rising = [], (float("inf"), None), 0
     for epoch in tqdm(range(config.max_epochs), disable=not progress, desc="MAP", leave=False):
-        _epoch(model, opt, x, y, config.batch_size, augment, gen)
-        losses.append(_val_loss(model, xv, yv))
+        _epoch(step_model, opt, x, y, config.batch_size, augment, gen, config.amp)
+        losses.append(_val_loss(model, xv, yv))                                 # float32, uncompiled: early stopping is exact
         if losses[-1] < best[0]: best = (losses[-1], copy.deepcopy(model.state_dict()))
         rising = rising + 1 if len(losses) > 1 and losses[-1] > losses[-2] else 0
         if epoch + 1 >= config.min_epochs and rising >= config.patience: break
