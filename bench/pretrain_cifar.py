@@ -29,6 +29,8 @@ def main(argv=None):
     p.add_argument("--no-compile", action="store_true")
     p.add_argument("--limit", type=int, default=0, help="use a seeded random subset of N images (smoke tests; only those are decoded)")
     p.add_argument("--device", default="auto")
+    p.add_argument("--profile-steps", type=int, default=20, help="then profile this many steps of a fresh SS-BNN with the same recipe (0: skip)")
+    p.add_argument("--profile-skip", type=int, default=10, help="steps run before the profiled ones (compilation, warm-up; default 10)")
     p.add_argument("--dump-features", type=Path, default=None, help="also save raw encoder features (fp16) of 10k train, val and test images here")
     p.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/<name>.json)")
     a = p.parse_args(argv)
@@ -36,7 +38,8 @@ def main(argv=None):
     import torch
     from common import cifar_splits
     from ssbnn._utils import atomic_write
-    from ssbnn.experiments.cifar import benchmark_pretraining, time_augment, kornia_simclr
+    from ssbnn.experiments.cifar import benchmark_pretraining, time_augment, kornia_simclr, profile_pretraining, cifar_ssbnn
+    from ssbnn.train import PretrainConfig
     from ssbnn.augment import SimCLRAugment
     from ssbnn._utils import get_device
 
@@ -58,6 +61,10 @@ def main(argv=None):
         a.dump_features.mkdir(parents=True, exist_ok=True)
         for split, xs, ys in (("train", data.x_train[:10000], data.y_train[:10000]), ("val", data.x_val, data.y_val), ("test", data.x_test, data.y_test)):
             torch.save({"features": encode(model.encoder, xs).half().cpu(), "y": ys.clone()}, a.dump_features / f"features_{split}.pt")
+    if a.profile_steps:
+        cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, lars_trust=a.lars_trust, lr=a.lr, device=str(device))
+        res["profile"] = profile_pretraining(cifar_ssbnn(data.num_classes, device=device), data.x_train, cfg, steps=a.profile_steps, skip=a.profile_skip)
+        print("where a step's time goes:", ", ".join(f"{r['name']} {100 * r['share']:.0f} %" for r in res["profile"]["top"][:5]), flush=True)
     res.update(augment=aug, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
     name = f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{res['device'].split()[1] if ' ' in res['device'] else 'cpu'}_{a.epochs:g}ep{'' if a.lars_trust == 1e-3 else f'_trust{a.lars_trust:g}'}.json"
     out = a.out or Path(__file__).parent / "results" / name

@@ -25,9 +25,11 @@ def test_benchmark_script_runs_on_cpu(tmp_path):
     out = tmp_path / "bench.json"
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "1000",
                         "--eval", "200", "--val", "100", "--epochs", "0.25", "--batch-size", "100", "--budgets", "",
-                        "--no-compile", "--device", "cpu", "--out", str(out)], capture_output=True, text=True, timeout=600)
+                        "--no-compile", "--device", "cpu", "--profile-steps", "2", "--profile-skip", "1", "--out", str(out)],
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads(out.read_text())
+    assert res["profile"]["steps"] == 1 and res["profile"]["top"][0]["ms_per_step"] > 0
     for k in ("views_per_second", "seconds_per_epoch", "knn_accuracy", "device", "torch", "history", "augment", "command"):
         assert k in res, k
     assert res["views_per_second"] > 0 and 0 <= res["knn_accuracy"] <= 1

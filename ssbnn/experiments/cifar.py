@@ -5,6 +5,7 @@
 # %% ../../nbs/experiments/02_cifar.ipynb #81ae622b
 from __future__ import annotations
 import time, platform
+from dataclasses import replace
 import torch
 from torch import Tensor
 import ssbnn
@@ -13,14 +14,14 @@ from ..data import ImageSplits, labelled_subset
 from ..augment import SimCLRAugment
 from ..models import CIFARResNet18, ProjectionHead
 from ..elbo import ContrastiveELBO, NTXent
-from ..train import PretrainConfig
+from ..train import PretrainConfig, pretrain
 from ..features import KNNMonitor
 from ..metrics import evaluate
 from ..posterior import LaplacePosterior
 from ..core import SSBNN
 
 # %% auto #0
-__all__ = ['cifar_ssbnn', 'kornia_simclr', 'time_augment', 'benchmark_pretraining']
+__all__ = ['cifar_ssbnn', 'kornia_simclr', 'time_augment', 'benchmark_pretraining', 'profile_pretraining']
 
 # %% ../../nbs/experiments/02_cifar.ipynb #4a035c17
 def cifar_ssbnn(num_classes:int=10, # 10 (full-covariance Laplace) or more (Kronecker-factored)
@@ -113,3 +114,27 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
     out["history"] = model.history_
     out["model"] = model
     return out
+
+# %% ../../nbs/experiments/02_cifar.ipynb #40822760
+def profile_pretraining(model:SSBNN, # an SS-BNN to train (it is trained for skip + steps steps)
+                        x:Tensor, # unlabelled images (N,C,H,W)
+                        config:PretrainConfig, # the recipe; its epochs are replaced
+                        steps:int=20, # steps summarised
+                        skip:int=10, # steps before them (compilation, warm-up)
+                        top:int=15, # operators listed
+                       ) -> dict:
+    "torch.profiler summary of pretraining steps: self time per step (device time on a GPU), top operators and their shares."
+    from torch.profiler import profile, schedule, ProfilerActivity
+    cuda = get_device(config.device).type == "cuda"
+    n = skip + steps
+    cfg = replace(config, epochs=(n - 0.5) * config.batch_size / len(x), log_every=1, monitor_every=0., max_minutes=0.)
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=acts, schedule=schedule(wait=skip, warmup=1, active=steps - 1)) as prof:
+        pretrain(model.encoder, model.head, model.elbo, x, model.augment, cfg, progress=False, on_record=lambda row: prof.step())
+    key = "self_device_time_total" if cuda else "self_cpu_time_total"
+    events = [e for e in prof.key_averages() if getattr(e, key) > 0 and not e.key.startswith("ProfilerStep")]   # ops, not step markers
+    total, active = sum(getattr(e, key) for e in events), steps - 1
+    rows = sorted(events, key=lambda e: -getattr(e, key))[:top]
+    return {"device": "cuda" if cuda else "cpu", "steps": active, "ms_per_step": total / 1000 / active,
+            "top": [{"name": e.key, "ms_per_step": getattr(e, key) / 1000 / active, "share": getattr(e, key) / total,
+                     "calls_per_step": e.count / active} for e in rows]}
