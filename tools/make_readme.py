@@ -11,6 +11,8 @@ def main():
     from nbdev.config import get_config
     from nbdev.serve import proc_nbs
     cfg = get_config()
+    # `make docs` rewrites the links of the processed notebooks in _proc for the offline site: process this one afresh
+    (cfg.config_path/"_proc"/cfg.readme_nb).unlink(missing_ok=True)
     cache = proc_nbs(cfg.nbs_path, file_glob=cfg.readme_nb, n_workers=0)
     nb = json.loads((cache/cfg.readme_nb).read_text())
     front = next((c for c in nb["cells"] if c["cell_type"] == "raw"), None)
