@@ -4,7 +4,7 @@
 
 # %% ../nbs/14_cli.ipynb #11369226
 from __future__ import annotations
-import argparse, inspect, json, pickle, sys, warnings, zipfile
+import argparse, json, pickle, sys, warnings, zipfile
 from pathlib import Path
 from fastcore.docments import docments
 from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint
@@ -149,7 +149,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", type=Path, action="append", help="cifar10: a model folder from ssbnn-pretrain, or an older model.pt "
                    "(repeat for an ensemble)")
     p.add_argument("--epochs", type=_number(float, **PretrainConfig.LIMITS["epochs"]), default=None, help="pretraining epochs when no --model (default: the dataset's, "
-                   f"digits {inspect.signature(digits_setup).parameters['epochs'].default:g}, cifar10 {inspect.signature(cifar10_setup).parameters['epochs'].default:g})")
+                   f"digits {PretrainConfig.epochs:g}, cifar10 {PretrainConfig.for_cifar10().epochs:g})")
     p.add_argument("--budgets", type=_budgets, default=None, help=f"label budgets (default: digits {','.join(map(str, EvalConfig.budgets))}; "
                    f"cifar10 {','.join(map(str, EvalConfig.cifar10().budgets))})")
     add_options(p, EvalConfig, ["seeds", "ensemble", "ss_ensemble"])

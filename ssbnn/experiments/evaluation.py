@@ -54,14 +54,14 @@ def digits_setup(epochs:float=PretrainConfig.epochs, # pretraining epochs over t
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #34352d23
 def cifar10_setup(data:ImageSplits, # CIFAR-10 splits (`data.load_cifar_splits` or `data.archive_splits`)
-                  epochs:float=1000., # pretraining epochs (the paper's)
+                  epochs:float|None=None, # pretraining epochs; default the recipe's (`PretrainConfig.for_cifar10`: the paper's 1000)
                   ood=None, # OOD images (e.g. `data.load_svhn`); default: the digits as 32x32 colour images
                   device="auto", **pretrain_kwargs) -> Setup:
     "CIFAR-10 with the paper's recipe; OOD: SVHN if given, else scikit-learn's digits as 32x32 colour images."
     from ssbnn.experiments.cifar import cifar_ssbnn
     device = str(get_device(device))
     return Setup(data, lambda seed: cifar_ssbnn(data.num_classes, device=device, seed=seed),
-                 PretrainConfig.for_cifar10(epochs=epochs, device=device, **pretrain_kwargs), CIFARResNet18, CropFlip(),
+                 PretrainConfig.for_cifar10(**({"epochs": epochs} if epochs else {}), device=device, **pretrain_kwargs), CIFARResNet18, CropFlip(),
                  digits_as_ood() if ood is None else ood, MAPConfig(device=device, compile=True))
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #4adee08c
