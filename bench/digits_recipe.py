@@ -7,7 +7,7 @@ Each setting pretrains one SS-BNN (seed 0); each labelled subset (10 and 50 labe
 images outside it, which the encoder saw unlabelled. The test split is never used, so the main job's numbers stay
 an honest measurement of the setting chosen here. Writes JSON.
 """
-import argparse, json, sys, time
+import argparse, json, time
 from pathlib import Path
 
 SETTINGS = [dict(epochs=250, batch_size=512), dict(epochs=120, batch_size=512), dict(epochs=120, batch_size=512, lr=5e-3),
@@ -17,19 +17,11 @@ SETTINGS = [dict(epochs=250, batch_size=512), dict(epochs=120, batch_size=512), 
 
 def score(model, data, budget:int, seeds) -> dict:
     "Mean NLL, accuracy and ECE of the SS-BNN and of its MAP readout over `seeds` subsets of `budget` labels."
-    import numpy as np, torch
-    from ssbnn.data import labelled_subset
-    from ssbnn.metrics import evaluate
-    rows = []
-    for s in seeds:
-        i = labelled_subset(data.y_train, budget, seed=s)
-        rest = torch.ones(len(data.y_train), dtype=torch.bool); rest[i] = False
-        model.fit(data.x_train[i], data.y_train[i], (data.x_val, data.y_val), data.num_classes)
-        x, y = data.x_train[rest], data.y_train[rest]
-        bnn, mp = evaluate(model.predict_proba(x), y), evaluate(model.predict_proba(x, laplace=False), y)
-        rows.append([bnn["nll"], mp["nll"], bnn["accuracy"], bnn["ece"], mp["ece"]])
-    m = np.mean(rows, 0)
-    return dict(zip(("nll", "map_nll", "accuracy", "ece", "map_ece"), map(float, m)))
+    import numpy as np
+    from common import labelled_scores
+    rows = [[bnn["nll"], mp["nll"], bnn["accuracy"], bnn["ece"], mp["ece"]]
+            for bnn, mp in (labelled_scores(model, data, budget, s, held_out_train=True) for s in seeds)]
+    return dict(zip(("nll", "map_nll", "accuracy", "ece", "map_ece"), map(float, np.mean(rows, 0))))
 
 
 def main(argv=None):
@@ -37,10 +29,9 @@ def main(argv=None):
     p.add_argument("--seeds", type=int, default=12, help="labelled subsets per budget (seeds 100, 101, ...)")
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
-    import torch
     from ssbnn.core import SSBNN
     from ssbnn.data import load_digits_splits
-    from ssbnn._utils import atomic_write, environment
+    from common import write_rows
     data, rows = load_digits_splits(), []
     for setting in SETTINGS:
         t = time.time()
@@ -48,9 +39,7 @@ def main(argv=None):
         rows.append({**setting, "pretrain_seconds": time.time() - t,
                      **{str(n): score(model, data, n, range(100, 100 + a.seeds)) for n in (10, 50)}})
         print(json.dumps(rows[-1]), flush=True)
-    out = json.dumps({"rows": rows, "meta": {"seeds": a.seeds, **environment(torch.device("cpu"))}}, indent=1)
-    if a.out: atomic_write(a.out, lambda f: f.write_text(out))
-    else: sys.stdout.write(out + "\n")
+    write_rows(a.out, rows, a.seeds)
 
 
 if __name__ == "__main__":
