@@ -49,6 +49,7 @@ class PretrainConfig:
     optimizer: str = "adamw" # 'adamw' or 'lars'
     momentum: float = 0.9 # LARS momentum
     lars_trust: float = 1e-3 # LARS trust coefficient eta
+    lars_clip: bool = False # LARS: cap each tensor's rate at the scheduled one (solo-learn's and lightly's clip_lars_lr)
     compile: bool = False # torch.compile the training step: encoder, head and objective (CUDA only)
     monitor_every: float = 0. # epochs between calls of the monitor (0: only at the end)
     sync_bn: bool = False # under torchrun: synchronise batch norm over all ranks (GPUs only); ignored in one process
@@ -60,7 +61,8 @@ class PretrainConfig:
         checkpoint_every=dict(low=1, integer=True), checkpoint_minutes=dict(low=0), max_minutes=dict(low=0),
         log_every=dict(low=1, integer=True), momentum=dict(low=0, high=1), lars_trust=dict(low=0, open_low=True),
         monitor_every=dict(low=0))
-    CHANGEABLE: ClassVar[tuple] = ("epochs", "lr", "var_lr", "weight_decay", "warmup", "warmup_start", "momentum", "lars_trust")
+    CHANGEABLE: ClassVar[tuple] = ("epochs", "lr", "var_lr", "weight_decay", "warmup", "warmup_start", "momentum", "lars_trust",
+                                 "lars_clip")
 
     def __post_init__(self):
         for name, limits in self.LIMITS.items(): check_number(name, getattr(self, name), **limits)
@@ -83,9 +85,10 @@ class PretrainConfig:
 # %% ../nbs/07_train.ipynb #ef5a993a
 class LARS(torch.optim.Optimizer):
     "LARS: SGD with momentum, each tensor's step scaled by trust * |w| / |g + wd w|; groups with lars=False are plain SGD."
-    def __init__(self, params, lr:float, momentum:float=0.9, weight_decay:float=0., trust_coefficient:float=1e-3, eps:float=1e-8):
+    def __init__(self, params, lr:float, momentum:float=0.9, weight_decay:float=0., trust_coefficient:float=1e-3, eps:float=1e-8,
+                 clip:bool=False): # clip: the rate is min(trust * |w| / |g + wd w|, lr) instead of their product
         super().__init__(params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay,
-                                      trust_coefficient=trust_coefficient, eps=eps, lars=True))
+                                      trust_coefficient=trust_coefficient, eps=eps, lars=True, clip=clip))
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -100,11 +103,18 @@ class LARS(torch.optim.Optimizer):
             if g["weight_decay"]: torch._foreach_add_(d, ps, alpha=g["weight_decay"])
             if g["lars"]:
                 w, n = torch.stack(torch._foreach_norm(ps)), torch.stack(torch._foreach_norm(d))
-                ratio = torch.where((w > 0) & (n > 0), g["trust_coefficient"] * w / (n + g["eps"]), 1.)
+                ratio = g["trust_coefficient"] * w / (n + g["eps"])
+                if g["clip"]: ratio = (ratio / g["lr"]).clamp(max=1.)                  # the rate lr * ratio is at most lr
+                ratio = torch.where((w > 0) & (n > 0), ratio, 1.)
                 torch._foreach_mul_(d, list(ratio.unbind()))
             torch._foreach_mul_(bufs, g["momentum"]); torch._foreach_add_(bufs, d)
             torch._foreach_add_(ps, bufs, alpha=-g["lr"])
         return loss
+
+    def __setstate__(self, state):
+        "Groups saved before `clip` existed load with it off."
+        super().__setstate__(state)
+        for g in self.param_groups: g.setdefault("clip", False)
 
 # %% ../nbs/07_train.ipynb #c564480d
 def _split_decay(modules) -> tuple[list, list]:
@@ -122,7 +132,7 @@ def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:Pre
         return torch.optim.AdamW(groups + var + extra)
     weights, others = _split_decay([encoder, head])
     groups = [{"params": weights, "weight_decay": config.weight_decay}, {"params": others, "weight_decay": 0., "lars": False}]
-    return LARS(groups + var + extra, lr=config.lr, momentum=config.momentum, trust_coefficient=config.lars_trust)
+    return LARS(groups + var + extra, lr=config.lr, momentum=config.momentum, trust_coefficient=config.lars_trust, clip=config.lars_clip)
 
 # %% ../nbs/07_train.ipynb #13fabddd
 def warmup_cosine(total:int, warmup:int, start:float=0.01):
@@ -208,10 +218,11 @@ def _draw(x:Tensor, augment, m:int, run, shared, gen, loss:TaskLoss, labelled=No
     return views, m, noise, task_noise, y
 
 # %% ../nbs/07_train.ipynb #6bb6d795
-_RESUME_KEYS = ("epochs", "batch_size", "lr", "var_lr", "weight_decay", "warmup", "warmup_start", "seed", "optimizer", "momentum", "lars_trust")
+_RESUME_KEYS = ("epochs", "batch_size", "lr", "var_lr", "weight_decay", "warmup", "warmup_start", "seed", "optimizer", "momentum", "lars_trust", "lars_clip")
 
 def _check_resumable(saved:dict, config:PretrainConfig, path):
     "Refuse to resume a checkpoint made with different settings, unless `config.resume_changing` names each change."
+    saved = {**{k: getattr(PretrainConfig, k) for k in _RESUME_KEYS}, **saved}    # older checkpoints: settings added since at their defaults
     diff = {k: (saved.get(k), getattr(config, k)) for k in _RESUME_KEYS if saved.get(k) != getattr(config, k)}
     unasked = {k: v for k, v in diff.items() if k not in config.resume_changing}
     if unasked:
@@ -224,7 +235,7 @@ def _check_resumable(saved:dict, config:PretrainConfig, path):
 def _keep_new_settings(opt, sched, fresh:list, base_lrs:list):
     "After loading an optimiser and schedule state, put back this run's hyperparameters (`fresh` groups, `base_lrs`)."
     for g, f in zip(opt.param_groups, fresh):
-        g.update({k: v for k, v in f.items() if k in ("weight_decay", "momentum", "trust_coefficient", "initial_lr")})
+        g.update({k: v for k, v in f.items() if k in ("weight_decay", "momentum", "trust_coefficient", "clip", "initial_lr")})
     sched.base_lrs = list(base_lrs)
     for g, b, lam in zip(opt.param_groups, base_lrs, sched.lr_lambdas): g["lr"] = b * lam(sched.last_epoch)
 
