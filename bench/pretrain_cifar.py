@@ -2,14 +2,53 @@
 
     python bench/pretrain_cifar.py --archive path/to/cifar10_train.npz --epochs 50
     python bench/pretrain_cifar.py --archive ... --epochs 10 --star-labels 500      # SS-BNN* instead
+    python bench/pretrain_cifar.py --archive ... --epochs 50 --budgets 500 --profile-steps 0 --out-dir bench/results/sweep \
+        --point eta0.02 lars_trust=0.02 --point eta0.02-clip lars_trust=0.02,lars_clip=1     # a sweep: one record per point
 
 The archive holds the 50,000 CIFAR-10 training images as packed JPEG bytes (`jpeg`, `offsets`, `labels`, `classes`),
 as on our build machines; with a network connection, `--torchvision-root DIR` reads torchvision's copy instead. From
 the training images it holds out `--eval` images for evaluation (kNN and Laplace metrics) and `--val` for the Laplace
 prior precision; the rest is the unlabelled set and the kNN memory bank.
+
+With `--point NAME SETTINGS` (repeatable) it runs a sweep in one process, the archive read once: each point overrides
+the flags' settings (`benchmark_pretraining` arguments and `PretrainConfig` fields, e.g. `lars_trust=0.02,tau_p=1`) and
+writes `--out-dir/NAME.json`; a point whose record exists is skipped, so a sweep cut off by a time limit continues
+where it stopped when the same command runs again.
 """
 import argparse, json, sys
 from pathlib import Path
+
+DEFAULTS = dict(lars_trust=1e-3, lars_clip=False, tau_p=None, head_width=512)   # record names mention settings that differ
+
+
+def parse_point(text:str) -> dict:
+    "'lars_trust=0.02,lars_clip=1' -> {'lars_trust': 0.02, 'lars_clip': True}: numbers, and 0/1 for on/off settings."
+    out = {}
+    for item in filter(None, text.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep: raise ValueError(f"point setting {item!r} is not KEY=VALUE")
+        try: v = float(value)
+        except ValueError: raise ValueError(f"point setting {item!r}: {value!r} is not a number") from None
+        out[key.strip()] = bool(v) if key.strip() == "lars_clip" else int(v) if v.is_integer() and key.strip() in ("head_width", "batch_size") else v
+    return out
+
+
+def _known_settings() -> set:
+    "What a sweep point may set: `benchmark_pretraining`'s arguments and `PretrainConfig`'s fields."
+    import inspect
+    from dataclasses import fields
+    from ssbnn.experiments.cifar import benchmark_pretraining
+    from ssbnn.train import PretrainConfig
+    return ({n for n in inspect.signature(benchmark_pretraining).parameters if n not in ("data", "config_kwargs", "progress", "device")}
+            | {f.name for f in fields(PretrainConfig)}) - {"device", "resume_changing", "budgets", "label_seeds", "optimizer"}
+
+
+def record_name(res:dict, tau_p, head_width) -> str:
+    "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults>].json"
+    gpu = res["device"].split()[1] if " " in res["device"] else "cpu"
+    diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != DEFAULTS["lars_trust"] else "",
+            "clip" if res["lars_clip"] else "", f"taup{tau_p:g}" if tau_p else "", f"head{head_width}" if head_width != 512 else ""]
+    return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
 
 
 def main(argv=None):
@@ -25,7 +64,14 @@ def main(argv=None):
     p.add_argument("--star-labels", type=int, default=0, help="pretrain SS-BNN* with this many labels")
     p.add_argument("--ntxent-tau", type=float, default=0., help="pretrain with NT-Xent (SimCLR) at this temperature instead")
     p.add_argument("--lars-trust", type=float, default=1e-3, help="LARS trust coefficient (default 1e-3)")
+    p.add_argument("--lars-clip", action="store_true", help="clip each tensor's LARS rate at the scheduled one (solo-learn's clip_lars_lr)")
+    p.add_argument("--tau-p", type=float, default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the paper's 0.65)")
+    p.add_argument("--head-width", type=int, default=512, help="projection head's hidden width (default 512)")
     p.add_argument("--lr", type=float, default=0.6, help="peak learning rate of encoder and head (default 0.6, the paper's)")
+    p.add_argument("--label-seeds", type=int, default=1, help="labelled subsets per budget for the Laplace readout (seeds 0..N-1; default 1)")
+    p.add_argument("--point", nargs=2, action="append", metavar=("NAME", "SETTINGS"), default=[],
+                   help="a sweep point: its name and settings, e.g. --point clip lars_trust=0.02,lars_clip=1 (repeatable; needs --out-dir)")
+    p.add_argument("--out-dir", type=Path, default=None, help="folder of the sweep's records (NAME.json each)")
     p.add_argument("--no-compile", action="store_true")
     p.add_argument("--limit", type=int, default=0, help="use a seeded random subset of N images (smoke tests; only those are decoded)")
     p.add_argument("--device", default="auto")
@@ -34,6 +80,15 @@ def main(argv=None):
     p.add_argument("--dump-features", type=Path, default=None, help="also save raw encoder features (fp16) of 10k train, val and test images here")
     p.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/<name>.json)")
     a = p.parse_args(argv)
+    try: points = [(name, parse_point(text)) for name, text in a.point]
+    except ValueError as e: p.error(str(e))
+    known = _known_settings()
+    for name, over in points:
+        if set(over) - known: p.error(f"point {name}: unknown setting(s) {', '.join(sorted(set(over) - known))}; choose from {', '.join(sorted(known))}")
+    if points and a.out_dir is None: p.error("--point needs --out-dir")
+    if points and a.out: p.error("--out names one record; a sweep writes --out-dir/NAME.json")
+    if a.out_dir and all((a.out_dir / f"{name}.json").exists() for name, _ in points):
+        print(f"every point's record is in {a.out_dir} already"); return
 
     import torch
     from common import cifar_splits
@@ -52,9 +107,21 @@ def main(argv=None):
     print(f"augmenting 2,000 images: ssbnn {aug['ssbnn_ms_2000']:.2f} ms, kornia pipeline {aug['kornia_ms_2000']:.2f} ms", flush=True)
 
     budgets = tuple(int(b) for b in a.budgets.split(",") if b)
-    res = benchmark_pretraining(data, epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile,
-                                budgets=budgets, star_labels=a.star_labels, ntxent_tau=a.ntxent_tau, device=device,
-                                lars_trust=a.lars_trust, lr=a.lr)
+    base = dict(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, budgets=budgets, star_labels=a.star_labels,
+                ntxent_tau=a.ntxent_tau, device=device, label_seeds=tuple(range(a.label_seeds)), lars_trust=a.lars_trust,
+                lars_clip=a.lars_clip, tau_p=a.tau_p, head_width=a.head_width, lr=a.lr)
+    command = "python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv)
+    for name, over in points:
+        out = a.out_dir / f"{name}.json"
+        if out.exists(): print(f"{name}: {out} exists, skipped", flush=True); continue
+        print(f"{name}: {over}", flush=True)
+        res = benchmark_pretraining(data, **{**base, **over})
+        res.pop("model")
+        res.update(point=name, settings=over, augment=aug, read_seconds=decode_s, command=command)
+        atomic_write(out, lambda f: f.write_text(json.dumps(res, indent=1)))
+        _summarise(res, out)
+    if points: return
+    res = benchmark_pretraining(data, **base)
     model = res.pop("model")
     if a.dump_features:
         from ssbnn.features import encode
@@ -62,17 +129,25 @@ def main(argv=None):
         for split, xs, ys in (("train", data.x_train[:10000], data.y_train[:10000]), ("val", data.x_val, data.y_val), ("test", data.x_test, data.y_test)):
             torch.save({"features": encode(model.encoder, xs).half().cpu(), "y": ys.clone()}, a.dump_features / f"features_{split}.pt")
     if a.profile_steps:
-        cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, lars_trust=a.lars_trust, lr=a.lr, device=str(device))
-        res["profile"] = profile_pretraining(cifar_ssbnn(data.num_classes, device=device), data.x_train, cfg, steps=a.profile_steps, skip=a.profile_skip)
+        cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, lars_trust=a.lars_trust,
+                                         lars_clip=a.lars_clip, lr=a.lr, device=str(device))
+        fresh = cifar_ssbnn(data.num_classes, device=device, tau_p=a.tau_p, head_width=a.head_width)
+        res["profile"] = profile_pretraining(fresh, data.x_train, cfg, steps=a.profile_steps, skip=a.profile_skip)
         print("where a step's time goes:", ", ".join(f"{r['name']} {100 * r['share']:.0f} %" for r in res["profile"]["top"][:5]), flush=True)
-    res.update(augment=aug, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
-    name = f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{res['device'].split()[1] if ' ' in res['device'] else 'cpu'}_{a.epochs:g}ep{'' if a.lars_trust == 1e-3 else f'_trust{a.lars_trust:g}'}.json"
-    out = a.out or Path(__file__).parent / "results" / name
+    res.update(augment=aug, read_seconds=decode_s, command=command)
+    out = a.out or Path(__file__).parent / "results" / record_name(res, a.tau_p, a.head_width)
     atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
+    _summarise(res, out)
+
+
+def _summarise(res:dict, out:Path):
+    "Print a record's headline figures and where it was written."
     summary = {k: res[k] for k in ("views_per_second", "seconds_per_epoch", "wall_seconds", "peak_gpu_gb", "knn_accuracy", "final_tau", "final_sigma")}
     print(json.dumps(summary, indent=1))
-    for r in res["laplace"]: print(f"Laplace readout, {r['labels']} labels: accuracy {r['accuracy']:.3f}, NLL {r['nll']:.3f}, ECE {r['ece']:.3f}")
-    print(f"wrote {out}")
+    for r in res["laplace"]:
+        print(f"Laplace readout, {r['labels']} labels, seed {r['seed']}: accuracy {r['accuracy']:.3f}, NLL {r['nll']:.3f} "
+              f"(MAP readout {r['map_nll']:.3f}), ECE {r['ece']:.3f} (MAP readout {r['map_ece']:.3f})")
+    print(f"wrote {out}", flush=True)
 
 
 if __name__ == "__main__":

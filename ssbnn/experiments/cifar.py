@@ -28,10 +28,11 @@ def cifar_ssbnn(num_classes:int=10, # 10 (full-covariance Laplace) or more (Kron
                 device="auto", seed:int=0,
                 objective=None, # default `ContrastiveELBO(prior_std=1/tau_p)`; `NTXent(0.45)` gives SimCLR's pretraining
                 tau_p:float|None=None, # prior temperature: W^c ~ N(0, 1/tau_p^2); default the paper's 0.65 (10 classes) or 0.6
+                head_width:int=512, # hidden width of the projection head (not stated in the paper; SimCLR's CIFAR heads use 2048)
                ) -> SSBNN:
-    "An SS-BNN with the paper's CIFAR parts: ResNet-18, a 512-512-128 projection head, SimCLR's augmentations, its W^c prior."
+    "An SS-BNN with the paper's CIFAR parts: ResNet-18, a 512-`head_width`-128 projection head, SimCLR's augmentations, its W^c prior."
     with seeded(seed):
-        encoder, head = CIFARResNet18(), ProjectionHead(512, 512, 128)
+        encoder, head = CIFARResNet18(), ProjectionHead(512, head_width, 128)
     tau_p = tau_p or (0.65 if num_classes <= 10 else 0.6)
     return SSBNN(encoder, head, SimCLRAugment(), objective if objective is not None else ContrastiveELBO(prior_std=1 / tau_p),
                  posterior=LaplacePosterior(hessian="full" if num_classes <= 10 else "kron"), device=device, seed=seed)
@@ -65,15 +66,17 @@ def _throughput(history:list[dict], batch_size:int, skip:int) -> float:
     return 2 * batch_size * (last["step"] - first["step"]) / (last["seconds"] - first["seconds"])
 
 # %% ../../nbs/experiments/02_cifar.ipynb #7cbcd0cd
-def _laplace_records(model:SSBNN, data:ImageSplits, budgets, seed:int) -> list[dict]:
-    "Fit the Laplace readout at each budget and score it on the evaluation split."
-    recs = []
+def _laplace_records(model:SSBNN, data:ImageSplits, budgets, seeds=(0,)) -> list[dict]:
+    "Fit the Laplace readout at each budget and label seed; score it and its MAP readout on the evaluation split."
+    recs, f = [], model.features(data.x_test)
     for n in budgets:
-        t = time.time()
-        i = labelled_subset(data.y_train, n, seed=seed)
-        model.fit(data.x_train[i], data.y_train[i], val=(data.x_val, data.y_val), num_classes=data.num_classes)
-        r = evaluate(model.predict_proba(data.x_test), data.y_test)
-        recs.append({"labels": n, "seed": seed, **r, **model.posterior_.info(), "seconds": time.time() - t})
+        for seed in seeds:
+            t = time.time()
+            i = labelled_subset(data.y_train, n, seed=seed)
+            model.fit(data.x_train[i], data.y_train[i], val=(data.x_val, data.y_val), num_classes=data.num_classes)
+            r, m = evaluate(model.posterior_.predict_proba(f), data.y_test), evaluate(model.posterior_.map_proba(f), data.y_test)
+            recs.append({"labels": n, "seed": seed, **r, **{f"map_{k}": v for k, v in m.items()}, **model.posterior_.info(),
+                         "seconds": time.time() - t})
     return recs
 
 # %% ../../nbs/experiments/02_cifar.ipynb #7b99362e
@@ -85,11 +88,15 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
                           star_labels:int=0, # > 0: pretrain SS-BNN* with this many labels instead
                           ntxent_tau:float=0., # > 0: pretrain with NT-Xent at this temperature (SimCLR) instead
                           seed:int=0, device="auto", progress:bool=True,
+                          label_seeds=(0,), # seeds of the labelled subsets of each budget
+                          tau_p:float|None=None, # W^c prior temperature (`cifar_ssbnn`)
+                          head_width:int=512, # projection head's hidden width (`cifar_ssbnn`)
                           **config_kwargs, # further `PretrainConfig` fields, e.g. lars_trust=0.02
                          ) -> dict:
     "Pretrain on `data.x_train` with the paper's CIFAR recipe; measure speed, memory and quality (the model is under 'model')."
     device = get_device(device)
-    model = cifar_ssbnn(data.num_classes, device=device, seed=seed, objective=NTXent(ntxent_tau) if ntxent_tau else None)
+    model = cifar_ssbnn(data.num_classes, device=device, seed=seed, objective=NTXent(ntxent_tau) if ntxent_tau else None,
+                        tau_p=tau_p, head_width=head_width)
     cfg = PretrainConfig.for_cifar10(epochs=epochs, batch_size=batch_size, compile=compile, seed=seed, device=str(device), **config_kwargs)
     labelled = None
     if star_labels:
@@ -104,13 +111,14 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
     vps = _throughput(model.history_, batch_size, skip=round(steps_per_epoch))
     method = "simclr" if ntxent_tau else "ss-bnn*" if star_labels else "ss-bnn"
     out = {"dataset": data.name, "method": method, "epochs": epochs, "batch_size": batch_size, "ntxent_tau": ntxent_tau,
-           "compile": compile, "star_labels": star_labels, "lars_trust": cfg.lars_trust, "lr": cfg.lr, "train_images": len(data.x_train), "eval_images": len(data.x_test),
+           "compile": compile, "star_labels": star_labels, "lars_trust": cfg.lars_trust, "lars_clip": cfg.lars_clip, "lr": cfg.lr,
+           "prior_std": getattr(model.elbo, "prior_std", None), "head_width": head_width, "train_images": len(data.x_train), "eval_images": len(data.x_test),
            "views_per_second": vps, "seconds_per_epoch": 100_000 / vps, "wall_seconds": wall,
            "peak_gpu_gb": torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None,
            "knn_accuracy": model.history_[-1]["knn_accuracy"], "final_tau": model.history_[-1]["tau"],
            "final_sigma": model.history_[-1]["sigma"], "device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor(),
            "torch": torch.__version__, "ssbnn": ssbnn.__version__}
-    out["laplace"] = _laplace_records(model, data, budgets, seed)
+    out["laplace"] = _laplace_records(model, data, budgets, label_seeds)
     out["history"] = model.history_
     out["model"] = model
     return out
