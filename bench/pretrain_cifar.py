@@ -93,8 +93,7 @@ def main(argv=None):
     import torch
     from common import cifar_splits
     from ssbnn._utils import atomic_write
-    from ssbnn.experiments.cifar import benchmark_pretraining, time_augment, kornia_simclr, profile_pretraining, cifar_ssbnn
-    from ssbnn.train import PretrainConfig
+    from ssbnn.experiments.cifar import benchmark_pretraining, time_augment, kornia_simclr
     from ssbnn.augment import SimCLRAugment
     from ssbnn._utils import get_device
 
@@ -120,7 +119,12 @@ def main(argv=None):
         res.update(point=name, settings=over, augment=aug, read_seconds=decode_s, command=command)
         atomic_write(out, lambda f: f.write_text(json.dumps(res, indent=1)))
         _summarise(res, out)
-    if points: return
+    if points:
+        out = a.out_dir / "profile.json"
+        if a.profile_steps and not out.exists():
+            res = {"profile": _profile(a, data, device), "augment": aug, "device": str(device), "torch": torch.__version__, "command": command}
+            atomic_write(out, lambda f: f.write_text(json.dumps(res, indent=1)))
+        return
     res = benchmark_pretraining(data, **base)
     model = res.pop("model")
     if a.dump_features:
@@ -128,16 +132,23 @@ def main(argv=None):
         a.dump_features.mkdir(parents=True, exist_ok=True)
         for split, xs, ys in (("train", data.x_train[:10000], data.y_train[:10000]), ("val", data.x_val, data.y_val), ("test", data.x_test, data.y_test)):
             torch.save({"features": encode(model.encoder, xs).half().cpu(), "y": ys.clone()}, a.dump_features / f"features_{split}.pt")
-    if a.profile_steps:
-        cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, lars_trust=a.lars_trust,
-                                         lars_clip=a.lars_clip, lr=a.lr, device=str(device))
-        fresh = cifar_ssbnn(data.num_classes, device=device, tau_p=a.tau_p, head_width=a.head_width)
-        res["profile"] = profile_pretraining(fresh, data.x_train, cfg, steps=a.profile_steps, skip=a.profile_skip)
-        print("where a step's time goes:", ", ".join(f"{r['name']} {100 * r['share']:.0f} %" for r in res["profile"]["top"][:5]), flush=True)
+    if a.profile_steps: res["profile"] = _profile(a, data, device)
     res.update(augment=aug, read_seconds=decode_s, command=command)
     out = a.out or Path(__file__).parent / "results" / record_name(res, a.tau_p, a.head_width)
     atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
     _summarise(res, out)
+
+
+def _profile(a, data, device) -> dict:
+    "torch.profiler summary of `a.profile_steps` steps of a fresh SS-BNN with the flags' recipe, after `a.profile_skip`."
+    from ssbnn.experiments.cifar import profile_pretraining, cifar_ssbnn
+    from ssbnn.train import PretrainConfig
+    cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, lars_trust=a.lars_trust,
+                                     lars_clip=a.lars_clip, lr=a.lr, device=str(device))
+    fresh = cifar_ssbnn(data.num_classes, device=device, tau_p=a.tau_p, head_width=a.head_width)
+    prof = profile_pretraining(fresh, data.x_train, cfg, steps=a.profile_steps, skip=a.profile_skip)
+    print("where a step's time goes:", ", ".join(f"{r['name']} {100 * r['share']:.0f} %" for r in prof["top"][:5]), flush=True)
+    return prof
 
 
 def _summarise(res:dict, out:Path):

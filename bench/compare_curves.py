@@ -1,0 +1,62 @@
+"""Do two pretraining runs learn the same way? Their loss, tau and sigma curves against a same-code, other-seed pair.
+
+    python bench/compare_curves.py --before before.json --after after.json --noise after_seed1.json \\
+        --out bench/results/speed_before_after_H100.json
+
+Each input is a `bench/pretrain_cifar.py` record (its `history`). `--before` and `--after` are the same recipe and seed
+from two versions of the code; `--noise` is the `--after` code with another seed, so the seed-to-seed difference tells
+how far apart two runs that learn the same way may be. A curve passes when its root-mean-square difference between
+before and after (over the logged steps both have, the first excluded) is at most twice the seed-to-seed one.
+"""
+import argparse, json, math, sys
+from pathlib import Path
+
+CURVES = ("loss", "tau", "sigma")
+
+
+def rms_gap(a:list[dict], b:list[dict], key:str, skip:int=1) -> tuple[float, float, int]:
+    "(root-mean-square, max) |a - b| of `key` over the steps both histories logged, after the first `skip`; and their count."
+    bs = {r["step"]: r[key] for r in b if key in r}
+    d = [abs(r[key] - bs[r["step"]]) for r in a if key in r and r["step"] in bs][skip:]
+    if not d: raise ValueError(f"the two histories share no logged step with {key!r} after the first {skip}")
+    return math.sqrt(sum(x * x for x in d) / len(d)), max(d), len(d)
+
+
+def compare(before:dict, after:dict, noise:dict, factor:float=2.) -> dict:
+    "Per curve: the before/after and seed-to-seed gaps and whether the first is within `factor` times the second; speeds."
+    out = {"curves": {}, "factor": factor}
+    for key in CURVES:
+        ba, ba_max, n = rms_gap(before["history"], after["history"], key)
+        seed, seed_max, _ = rms_gap(after["history"], noise["history"], key)
+        out["curves"][key] = {"rms_before_after": ba, "max_before_after": ba_max, "rms_seed_to_seed": seed,
+                              "max_seed_to_seed": seed_max, "steps": n, "within_noise": ba <= factor * seed}
+    out["passed"] = all(c["within_noise"] for c in out["curves"].values())
+    for name, r in (("before", before), ("after", after), ("noise", noise)):
+        out[name] = {k: r.get(k) for k in ("seconds_per_epoch", "views_per_second", "wall_seconds", "peak_gpu_gb", "knn_accuracy",
+                                           "final_tau", "final_sigma", "device", "torch", "command")}
+    out["speedup"] = before["seconds_per_epoch"] / after["seconds_per_epoch"]
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for name in ("before", "after", "noise"): p.add_argument(f"--{name}", type=Path, required=True)
+    p.add_argument("--factor", type=float, default=2., help="allowed ratio of the before/after gap to the seed-to-seed one (default 2)")
+    p.add_argument("--out", type=Path, default=None, help="JSON record (default: print it)")
+    a = p.parse_args(argv)
+    try:
+        runs = [json.loads(getattr(a, n).read_text()) for n in ("before", "after", "noise")]
+        res = compare(*runs, factor=a.factor)
+    except (OSError, ValueError, KeyError) as e: p.error(f"{type(e).__name__}: {e}")
+    text = json.dumps(res, indent=1)
+    if a.out:
+        from ssbnn._utils import atomic_write
+        atomic_write(a.out, lambda f: f.write_text(text))
+    print("\n".join(f"{k}: rms gap before/after {c['rms_before_after']:.4g}, seed to seed {c['rms_seed_to_seed']:.4g} -> "
+                    f"{'within' if c['within_noise'] else 'OUTSIDE'} noise" for k, c in res["curves"].items()))
+    print(f"{res['before']['seconds_per_epoch']:.3f} -> {res['after']['seconds_per_epoch']:.3f} s/epoch ({res['speedup']:.2f}x)")
+    sys.exit(0 if res["passed"] else 1)
+
+
+if __name__ == "__main__":
+    main()

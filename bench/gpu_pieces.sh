@@ -1,0 +1,36 @@
+#!/bin/bash
+# The GPU measurements of issue 13 as pieces of at most 10 minutes, one device call each (plan: bench/results/README.md).
+# Here, first: bash tools/device_prep.sh. Then each call: run(command="bash bench/gpu_pieces.sh PIECE", carry=[".devdata", ".whl"]).
+# Every record lands under $OUT/<piece>/ (at most 8 files come back); copy them into bench/results/ and commit.
+#   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
+#                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
+#   sweep   (~9 min)  50-epoch sweep points: LARS eta 0.02 with and without clipping, W^c prior std 1 vs 1/0.65, head 2048;
+#                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
+#   long    (~8 min)  RECIPE (settings of the chosen point) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source tools/device_env.sh || exit 1
+OUT=${OUT:-/tmp/out}
+piece=${1:?which piece: speed, sweep or long}
+mkdir -p "$OUT/$piece"
+case $piece in
+speed)
+  python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
+      --point after "" --point after-seed1 seed=1
+  (cd .devdata/before && PYTHONPATH=/tmp/site:. python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" \
+      --out "$OUT/speed/before.json")
+  python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \
+      --noise "$OUT/speed/after-seed1.json" --out "$OUT/speed/compare.json" ;;
+sweep)
+  read -r -a pts <<< "${POINTS:-eta0.02 lars_trust=0.02 eta0.02-clip lars_trust=0.02,lars_clip=1 eta0.02-taup1 lars_trust=0.02,tau_p=1 eta0.02-head2048 lars_trust=0.02,head_width=2048}"
+  args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
+  [ -d bench/results/sweep_cifar10_50ep ] && cp -n bench/results/sweep_cifar10_50ep/*.json "$OUT/sweep/" 2>/dev/null
+  timeout 570 python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
+      --out-dir "$OUT/sweep" "${args[@]}" ;;
+long)
+  read -r -a settings <<< "${RECIPE:?the chosen recipe as flags, e.g. RECIPE='--lars-trust 0.02 --lars-clip'}"
+  python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --budgets 50,500,5000 --label-seeds 3 \
+      --profile-steps 0 "${settings[@]}" --out "$OUT/long/pretrain_ss-bnn_cifar10_${EPOCHS:-200}ep.json" ;;
+*) echo "unknown piece $piece: speed, sweep or long"; exit 2 ;;
+esac
+ls -la "$OUT/$piece"

@@ -1,0 +1,42 @@
+"The benchmark scripts' own logic, on synthetic records (their GPU runs write bench/results)."
+import json, subprocess, sys
+import numpy as np
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+from compare_curves import compare, rms_gap  # noqa: E402
+
+
+def record(seed:int, shift:float=0., spe:float=1.):
+    "A pretraining record whose curves are a trend plus seeded noise (+ `shift`)."
+    r = np.random.default_rng(seed)
+    hist = [{"step": s, "loss": 5 / (1 + s / 50) + 0.05 * r.normal() + shift, "tau": 0.1 + 0.01 * r.normal(),
+             "sigma": 0.9 + 0.01 * r.normal()} for s in range(0, 500, 50)]
+    return {"history": hist, "seconds_per_epoch": spe}
+
+
+def test_rms_gap_against_numpy():
+    a, b = record(0)["history"], record(1)["history"]
+    d = np.array([x["loss"] - y["loss"] for x, y in zip(a, b)])[1:]
+    rms, mx, n = rms_gap(a, b, "loss")
+    assert n == 9 and np.isclose(rms, np.sqrt((d ** 2).mean())) and np.isclose(mx, np.abs(d).max())
+
+
+def test_same_learning_passes_and_a_shift_fails():
+    ok = compare(record(0, spe=1.7), record(0, spe=1.1), record(1))
+    assert ok["passed"] and np.isclose(ok["speedup"], 1.7 / 1.1)
+    bad = compare(record(0), record(2, shift=0.5), record(1, shift=0.5))          # the new code learns differently
+    assert not bad["passed"] and not bad["curves"]["loss"]["within_noise"] and bad["curves"]["tau"]["within_noise"]
+
+
+def test_cli_exit_codes(tmp_path):
+    for name, rec in (("b", record(0)), ("a", record(0)), ("n", record(1)), ("s", record(2, shift=0.5)), ("sn", record(1, shift=0.5))):
+        (tmp_path / f"{name}.json").write_text(json.dumps(rec))
+    run = lambda after, noise="n.json": subprocess.run([sys.executable, str(ROOT / "bench" / "compare_curves.py"), "--before",
+                                                        str(tmp_path / "b.json"), "--after", str(tmp_path / after), "--noise",
+                                                        str(tmp_path / noise), "--out", str(tmp_path / "out.json")], capture_output=True, text=True)
+    assert run("a.json").returncode == 0 and json.loads((tmp_path / "out.json").read_text())["passed"]
+    shifted = run("s.json", "sn.json")
+    assert shifted.returncode == 1 and "loss: " in shifted.stdout and "OUTSIDE noise" in shifted.stdout
+    missing = run("nothing.json")
+    assert missing.returncode == 2 and "FileNotFoundError" in missing.stderr.splitlines()[-1]
