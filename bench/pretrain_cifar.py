@@ -21,26 +21,32 @@ from pathlib import Path
 DEFAULTS = dict(lars_trust=1e-3, lars_clip=False, tau_p=None, head_width=512)   # record names mention settings that differ
 
 
-def parse_point(text:str) -> dict:
-    "'lars_trust=0.02,lars_clip=1' -> {'lars_trust': 0.02, 'lars_clip': True}: numbers, and 0/1 for on/off settings."
-    out = {}
-    for item in filter(None, text.split(",")):
-        key, sep, value = item.partition("=")
-        if not sep: raise ValueError(f"point setting {item!r} is not KEY=VALUE")
-        try: v = float(value)
-        except ValueError: raise ValueError(f"point setting {item!r}: {value!r} is not a number") from None
-        out[key.strip()] = bool(v) if key.strip() == "lars_clip" else int(v) if v.is_integer() and key.strip() in ("head_width", "batch_size") else v
-    return out
-
-
-def _known_settings() -> set:
-    "What a sweep point may set: `benchmark_pretraining`'s arguments and `PretrainConfig`'s fields."
+def known_settings() -> dict:
+    "What a sweep point may set, with its default: `benchmark_pretraining`'s number and on/off arguments and `PretrainConfig`'s fields."
     import inspect
     from dataclasses import fields
     from ssbnn.experiments.cifar import benchmark_pretraining
     from ssbnn.train import PretrainConfig
-    return ({n for n in inspect.signature(benchmark_pretraining).parameters if n not in ("data", "config_kwargs", "progress", "device")}
-            | {f.name for f in fields(PretrainConfig)}) - {"device", "resume_changing", "budgets", "label_seeds", "optimizer"}
+    out = {f.name: f.default for f in fields(PretrainConfig)}
+    out.update({n: q.default for n, q in inspect.signature(benchmark_pretraining).parameters.items() if q.default is not q.empty})
+    out["tau_p"] = 0.65                                                  # None stands for the paper's 0.65
+    return {k: v for k, v in out.items() if isinstance(v, (int, float)) and k not in ("device", "progress")}
+
+
+def parse_point(text:str, known:dict) -> dict:
+    "'lars_trust=0.02,lars_clip=1,seed=1' -> {'lars_trust': 0.02, 'lars_clip': True, 'seed': 1}: each as its default's type."
+    out = {}
+    for item in filter(None, text.split(",")):
+        key, sep, value = (t.strip() for t in item.partition("="))
+        if not sep: raise ValueError(f"point setting {item!r} is not KEY=VALUE")
+        if key not in known: raise ValueError(f"unknown setting {key!r}; choose from {', '.join(sorted(known))}")
+        try: v = float(value)
+        except ValueError: raise ValueError(f"point setting {item!r}: {value!r} is not a number") from None
+        kind = type(known[key])
+        if kind in (bool, int) and not v.is_integer() or kind is bool and v not in (0, 1):
+            raise ValueError(f"point setting {item!r}: {key} takes {'0 or 1' if kind is bool else 'a whole number'}")
+        out[key] = kind(v)
+    return out
 
 
 def record_name(res:dict, tau_p, head_width) -> str:
@@ -80,11 +86,11 @@ def main(argv=None):
     p.add_argument("--dump-features", type=Path, default=None, help="also save raw encoder features (fp16) of 10k train, val and test images here")
     p.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/<name>.json)")
     a = p.parse_args(argv)
-    try: points = [(name, parse_point(text)) for name, text in a.point]
-    except ValueError as e: p.error(str(e))
-    known = _known_settings()
-    for name, over in points:
-        if set(over) - known: p.error(f"point {name}: unknown setting(s) {', '.join(sorted(set(over) - known))}; choose from {', '.join(sorted(known))}")
+    known = known_settings()
+    points = []
+    for name, text in a.point:
+        try: points.append((name, parse_point(text, known)))
+        except ValueError as e: p.error(f"point {name}: {e}")
     if points and a.out_dir is None: p.error("--point needs --out-dir")
     if points and a.out: p.error("--out names one record; a sweep writes --out-dir/NAME.json")
     if a.out_dir and all((a.out_dir / f"{name}.json").exists() for name, _ in points):

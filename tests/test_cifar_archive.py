@@ -51,9 +51,9 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and "clip: " in r.stdout and "exists, skipped" in r.stdout and (tmp_path / "wide.json").exists()
     bad = subprocess.run(cmd[:-1] + ["lars_trust"], capture_output=True, text=True, timeout=600)
-    assert bad.returncode == 2 and "setting 'lars_trust' is not KEY=VALUE" in bad.stderr.splitlines()[-1]
+    assert bad.returncode == 2 and "point wide: point setting 'lars_trust' is not KEY=VALUE" in bad.stderr.splitlines()[-1]
     bad = subprocess.run(cmd[:-1] + ["lars_trst=0.02"], capture_output=True, text=True, timeout=600)
-    assert bad.returncode == 2 and "point wide: unknown setting(s) lars_trst; choose from" in bad.stderr.splitlines()[-1]
+    assert bad.returncode == 2 and "point wide: unknown setting 'lars_trst'; choose from" in bad.stderr.splitlines()[-1]
 
 
 @needs_archive
