@@ -19,6 +19,7 @@ def main(argv=None):
     p.add_argument("--ss-samples", type=int, default=4096)
     p.add_argument("--bnn-samples", type=int, default=8192)
     p.add_argument("--bnn-batch", type=int, default=64, help="networks evaluated at once")
+    p.add_argument("--amp", action="store_true", help="BNN prior: bf16 forward passes (bench/rho_speed.py measures their speed and effect)")
     p.add_argument("--limit", type=int, default=0, help="use a random subset of the images (smoke tests)")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None)
@@ -54,11 +55,11 @@ def main(argv=None):
     bnn = ResNet20FRN().to(device)
     t = time.perf_counter()
     for prior in ("gaussian", "laplace"):
-        rho[f"BNN, {prior}"] = {k: rho_network(bnn, xa.to(device), xb.to(device), a.bnn_samples, prior, 0.2, a.bnn_batch, gen())
+        rho[f"BNN, {prior}"] = {k: rho_network(bnn, xa.to(device), xb.to(device), a.bnn_samples, prior, 0.2, a.bnn_batch, gen(), amp=a.amp)
                                 for k, (xa, xb) in pairs.items()}
     t_bnn = (time.perf_counter() - t) / (2 * len(GROUPS))
 
-    res = {"pairs_per_group": a.pairs, "ss_samples": a.ss_samples, "bnn_samples": a.bnn_samples,
+    res = {"pairs_per_group": a.pairs, "ss_samples": a.ss_samples, "bnn_samples": a.bnn_samples, "bnn_amp": a.amp,
            "seconds_rho_ss_per_group": t_ss, "seconds_rho_bnn_per_group": t_bnn,
            "paper": {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]},
            "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu", "torch": torch.__version__,

@@ -33,9 +33,16 @@ def main(argv=None):
     t_ss = timed(lambda: rho_linear(fa, fb, n_samples=a.ss_samples, chunk=1024), sync)
     xa, xb = torch.rand(a.pairs, 3, 32, 32, device=dev), torch.rand(a.pairs, 3, 32, 32, device=dev)
     net = ResNet20FRN().to(dev)
-    t_bnn = timed(lambda: rho_network(net, xa, xb, n_samples=a.bnn_samples, batch=a.bnn_batch), sync)
-    res = {"pairs": a.pairs, "ss_samples": a.ss_samples, "seconds_rho_ss": t_ss, "bnn_samples": a.bnn_samples,
+    rho = {}
+    def bnn(amp):
+        rho[amp] = rho_network(net, xa, xb, n_samples=a.bnn_samples, batch=a.bnn_batch, amp=amp, generator=torch.Generator(dev).manual_seed(0))
+    t_bnn, t_bf16 = timed(lambda: bnn(False), sync), timed(lambda: bnn(True), sync)
+    other = rho_network(net, xa, xb, n_samples=a.bnn_samples, batch=a.bnn_batch, generator=torch.Generator(dev).manual_seed(1))
+    res = {"pairs": a.pairs, "ss_samples": a.ss_samples, "seconds_rho_ss": t_ss, "bnn_samples": a.bnn_samples, "bnn_batch": a.bnn_batch,
            "seconds_rho_bnn": t_bnn, "seconds_rho_bnn_8192_extrapolated": t_bnn * 8192 / a.bnn_samples,
+           "seconds_rho_bnn_bf16": t_bf16, "seconds_rho_bnn_bf16_8192_extrapolated": t_bf16 * 8192 / a.bnn_samples,
+           "max_rho_change_bf16": (rho[True] - rho[False]).abs().max().item(),           # the same parameter samples
+           "max_rho_change_other_seed": (other - rho[False]).abs().max().item(),         # Monte Carlo error, for scale
            "device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu", "torch": torch.__version__,
            "command": "python bench/rho_speed.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     print(json.dumps(res, indent=1))

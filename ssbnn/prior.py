@@ -71,16 +71,18 @@ def sample_params(model:nn.Module, n:int, prior:str="gaussian", var:float=0.2, g
 def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two images of each pair (P,C,H,W)
                 n_samples:int=8192, prior:str="gaussian", var:float=0.2, # the parameter prior
                 batch:int=64, # networks evaluated at once with vmap
-                generator=None) -> Tensor:
+                generator=None,
+                amp:bool=False, # bf16 autocast of the networks' forward passes (for GPUs); softmax and sums stay float32
+               ) -> Tensor:
     "rho `(P,)` under a prior over all the parameters of `model`, by Monte Carlo over stacked parameter samples."
     from torch.func import functional_call, vmap
     x = torch.cat([x_a, x_b]).to(next(model.parameters()).device)
     run = vmap(lambda params: functional_call(model, params, (x,)), randomness="same")
     total, p = 0., len(x_a)
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast(x.device.type, dtype=torch.bfloat16, enabled=amp):
         for s in range(0, n_samples, batch):
             k = min(batch, n_samples - s)
-            probs = torch.softmax(run(sample_params(model, k, prior, var, generator)), -1)   # (k, 2P, C)
+            probs = torch.softmax(run(sample_params(model, k, prior, var, generator)).float(), -1)   # (k, 2P, C)
             total = total + (probs[:, :p] * probs[:, p:]).sum(-1).sum(0)
     return total / n_samples
 
