@@ -3,6 +3,8 @@
     python bench/prior_cifar.py --archive cifar10_train.npz --model runs/c10-200/model      # a pretrained SS-BNN
     python bench/prior_cifar.py --archive cifar10_train.npz --epochs 200                      # or pretrain here
 
+Pretraining here follows appendix C: the BNN baseline's ResNet-20-FRN as the encoder, tasks of 500 images.
+
 Pairs (augmented view, same class, different class) come from held-out images. Writes a JSON with every figure
 (alpha and its bootstrap interval per prior, the time of rho for the SS prior) and the KDE figure next to it.
 """
@@ -15,6 +17,9 @@ def main(argv=None):
     p.add_argument("--archive", type=Path, required=True)
     p.add_argument("--model", type=Path, default=None, help="a model folder from ssbnn-pretrain (or an older model.pt) (else pretrain --epochs here)")
     p.add_argument("--epochs", type=float, default=200)
+    from ssbnn.experiments.cifar import Encoder
+    p.add_argument("--encoder", default="resnet20-frn", choices=[e.value for e in Encoder], help="encoder pretrained here: 'resnet20-frn' (default, the paper's for Table 1) or 'resnet18'")
+    p.add_argument("--batch-size", type=int, default=500, help="task size of that pretraining (default 500, the paper's for Table 1)")
     p.add_argument("--pairs", type=int, default=1000, help="pairs per group (default 1000)")
     p.add_argument("--ss-samples", type=int, default=4096)
     p.add_argument("--bnn-samples", type=int, default=8192)
@@ -39,8 +44,8 @@ def main(argv=None):
 
     device = get_device(a.device)
     data = archive_splits(a.archive, val=1000, test=5000, limit=a.limit, threads=16)
-    model = load_model(a.model, device=device) if a.model else cifar_ssbnn(device=device)
-    if not a.model: model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(1000, len(data.x_train)),
+    model = load_model(a.model, device=device) if a.model else cifar_ssbnn(device=device, encoder=a.encoder)
+    if not a.model: model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(a.batch_size, len(data.x_train)),
                                                                  device=str(device), compile=device.type == "cuda"))
     pairs = make_pairs(data.x_val, data.y_val, a.pairs, SimCLRAugment(), seed=0)     # held-out images
 
@@ -63,7 +68,7 @@ def main(argv=None):
            "seconds_rho_ss_per_group": t_ss, "seconds_rho_bnn_per_group": t_bnn,
            "paper": {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]},
            "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu", "torch": torch.__version__,
-           "model": str(a.model) if a.model else f"pretrained here for {a.epochs:g} epochs",
+           "model": str(a.model) if a.model else f"{a.encoder} pretrained here for {a.epochs:g} epochs of tasks of {a.batch_size}",
            "command": "python bench/prior_cifar.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     for name, r in rho.items():
         s, lo, hi = prior_score_ci(*[r[k] for k in GROUPS])

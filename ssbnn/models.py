@@ -109,13 +109,14 @@ class _Block(nn.Module):
 @rebuildable
 class ResNet20FRN(nn.Module):
     "ResNet-20 with filter response normalisation (Izmailov et al., 2021): 3 stages of 3 blocks, 16/32/64 channels."
-    def __init__(self, in_channels:int=3, num_classes:int=10):
+    def __init__(self, in_channels:int=3,
+                 num_classes:int=10): # 0: no head, the 64-d features (an encoder, as for the SS prior of the paper's Table 1)
         super().__init__()
         layers, c = [nn.Conv2d(in_channels, 16, 3, 1, 1), FRN(16)], 16
         for i, width in enumerate((16, 32, 64)):
             for j in range(3):
                 layers.append(_Block(c, width, 2 if (j == 0 and i > 0) else 1)); c = width
         self.body = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
-        self.head = nn.Linear(64, num_classes)
+        self.head, self.dim = nn.Linear(64, num_classes) if num_classes else nn.Identity(), 64
 
     def forward(self, x:Tensor) -> Tensor: return self.head(self.body(x))

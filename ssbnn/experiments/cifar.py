@@ -5,14 +5,15 @@
 # %% ../../nbs/experiments/02_cifar.ipynb #81ae622b
 from __future__ import annotations
 import time, platform
+from enum import Enum
 from dataclasses import replace
 import torch
 from torch import Tensor
 import ssbnn
-from .._utils import get_device, seeded
+from .._utils import get_device, seeded, as_option
 from ..data import ImageSplits, labelled_subset
 from ..augment import SimCLRAugment
-from ..models import CIFARResNet18, ProjectionHead
+from ..models import CIFARResNet18, ResNet20FRN, ProjectionHead
 from ..elbo import ContrastiveELBO, NTXent
 from ..train import PretrainConfig, pretrain
 from ..features import KNNMonitor
@@ -21,20 +22,28 @@ from ..posterior import LaplacePosterior
 from ..core import SSBNN
 
 # %% auto #0
-__all__ = ['cifar_ssbnn', 'kornia_simclr', 'time_augment', 'benchmark_pretraining', 'profile_pretraining']
+__all__ = ['Encoder', 'cifar_ssbnn', 'kornia_simclr', 'time_augment', 'benchmark_pretraining', 'profile_pretraining']
 
 # %% ../../nbs/experiments/02_cifar.ipynb #4a035c17
+class Encoder(str, Enum):
+    "The base encoder of a CIFAR SS-BNN."
+    RESNET18 = "resnet18"          # the paper's main encoder (512-d features)
+    RESNET20_FRN = "resnet20-frn"  # the BNN baseline's architecture, for the SS prior of Table 1 (64-d features)
+
 def cifar_ssbnn(num_classes:int=10, # 10 (full-covariance Laplace) or more (Kronecker-factored)
                 device="auto", seed:int=0,
                 objective=None, # default `ContrastiveELBO(prior_std=1/tau_p)`; `NTXent(0.45)` gives SimCLR's pretraining
                 tau_p:float|None=None, # prior temperature: W^c ~ N(0, 1/tau_p^2); default the paper's 0.65 (10 classes) or 0.6
                 head_width:int=512, # hidden width of the projection head (not stated in the paper; SimCLR's CIFAR heads use 2048)
+                encoder:str="resnet18", # 'resnet18' or 'resnet20-frn' (`Encoder`)
                ) -> SSBNN:
-    "An SS-BNN with the paper's CIFAR parts: ResNet-18, a 512-`head_width`-128 projection head, SimCLR's augmentations, its W^c prior."
+    "An SS-BNN with the paper's CIFAR parts: ResNet-18 (or -20-FRN), a features-`head_width`-128 head, SimCLR's augmentations, its W^c prior."
+    kind = as_option(Encoder, encoder, "encoder")
     with seeded(seed):
-        encoder, head = CIFARResNet18(), ProjectionHead(512, head_width, 128)
+        net = CIFARResNet18() if kind is Encoder.RESNET18 else ResNet20FRN(num_classes=0)
+        head = ProjectionHead(net.dim, head_width, 128)
     tau_p = tau_p or (0.65 if num_classes <= 10 else 0.6)
-    return SSBNN(encoder, head, SimCLRAugment(), objective if objective is not None else ContrastiveELBO(prior_std=1 / tau_p),
+    return SSBNN(net, head, SimCLRAugment(), objective if objective is not None else ContrastiveELBO(prior_std=1 / tau_p),
                  posterior=LaplacePosterior(hessian="full" if num_classes <= 10 else "kron"), device=device, seed=seed)
 
 # %% ../../nbs/experiments/02_cifar.ipynb #054e318d
