@@ -58,6 +58,7 @@ def main(argv=None):
     from ssbnn.core import SSBNN
     from ssbnn.augment import CropFlip
     from ssbnn.baselines import MAPConfig
+    from ssbnn.cli import check_unseen
     from ssbnn.posterior import MAPPosterior
     from ssbnn.experiments.active import (ActiveConfig, ActiveMethod, ReadoutLearner, MethodLearner, active_learning, write_active,
                               active_table, paired_gain)
@@ -69,7 +70,10 @@ def main(argv=None):
     def encoder(objective, path):
         "A pretrained SS-BNN (or SimCLR with an NTXent objective): loaded from `path` or pretrained here."
         model = cifar_ssbnn(data.num_classes, device=device, seed=0, objective=objective)
-        if path is not None: return SSBNN.load(path, device=device, **(model.parts() if path.is_file() else {})), {"model": str(path)}
+        if path is not None:
+            loaded = SSBNN.load(path, device=device, **(model.parts() if path.is_file() else {}))
+            check_unseen(loaded, data, path)       # pretrained by ssbnn-pretrain: pass its splits, --eval 9000 --val 1000
+            return loaded, {"model": str(path)}
         cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, device=str(device))
         t = time.time(); model.pretrain(data.x_train, cfg, progress=False)
         return model, {"epochs": a.epochs, "batch_size": a.batch_size, "seconds": time.time() - t, "final_tau": model.history_[-1]["tau"]}

@@ -25,6 +25,8 @@ def main(argv=None):
     p.add_argument("--bnn-samples", type=int, default=8192)
     p.add_argument("--bnn-batch", type=int, default=64, help="networks evaluated at once")
     p.add_argument("--amp", action="store_true", help="BNN prior: bf16 forward passes (bench/rho_speed.py measures their speed and effect)")
+    p.add_argument("--eval", type=int, default=9000, help="held-out evaluation images, as ssbnn-pretrain holds out (default 9000); "
+                   "the pairs come from the 1,000 validation images")
     p.add_argument("--limit", type=int, default=0, help="use a random subset of the images (smoke tests)")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None)
@@ -33,9 +35,8 @@ def main(argv=None):
     import torch
     import matplotlib; matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from ssbnn.data import archive_splits
     from ssbnn.experiments.cifar import cifar_ssbnn
-    from ssbnn.cli import load_model
+    from ssbnn.cli import load_model, archive_data, check_unseen
     from ssbnn.augment import SimCLRAugment
     from ssbnn.train import PretrainConfig
     from ssbnn._utils import get_device, atomic_write
@@ -43,8 +44,9 @@ def main(argv=None):
     from ssbnn.models import ResNet20FRN
 
     device = get_device(a.device)
-    data = archive_splits(a.archive, val=1000, test=5000, limit=a.limit, threads=16)
+    data = archive_data(a.archive, a.eval, a.limit)          # ssbnn-pretrain's splits: its models never saw these pairs
     model = load_model(a.model, device=device) if a.model else cifar_ssbnn(device=device, encoder=a.encoder)
+    if a.model: check_unseen(model, data, a.model)
     if not a.model: model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(a.batch_size, len(data.x_train)),
                                                                  device=str(device), compile=device.type == "cuda"))
     pairs = make_pairs(data.x_val, data.y_val, a.pairs, SimCLRAugment(), seed=0)     # held-out images

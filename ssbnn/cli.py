@@ -8,7 +8,7 @@ import argparse, json, pickle, sys, warnings, zipfile
 from pathlib import Path
 from fastcore.docments import docments
 from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint
-from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits, archive_splits, load_svhn
+from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits, archive_splits, load_svhn, data_fingerprint
 from .train import PretrainConfig, TensorBoardLog
 from .features import KNNMonitor, save_features
 from .distributed import init_distributed, close_distributed
@@ -21,8 +21,9 @@ from .models import DigitsCNN, ProjectionHead
 from .core import SSBNN
 
 # %% auto #0
-__all__ = ['INPUT_ERRORS', 'LIKE', 'add_options', 'one_line_errors', 'make_parser', 'run', 'main', 'evaluate_parser',
-           'load_model', 'evaluate_main', 'pretrain_parser', 'pretrain_main', 'convert_parser', 'convert_main']
+__all__ = ['INPUT_ERRORS', 'EVAL_IMAGES', 'LIKE', 'add_options', 'one_line_errors', 'make_parser', 'run', 'main', 'archive_data',
+           'check_unseen', 'evaluate_parser', 'load_model', 'evaluate_main', 'pretrain_parser', 'pretrain_main',
+           'convert_parser', 'convert_main']
 
 # %% ../nbs/14_cli.ipynb #4ccbcdc7
 class _Parser(argparse.ArgumentParser):
@@ -137,6 +138,24 @@ def main(argv=None) -> int:
     with one_line_errors("ssbnn", "interrupted; run again with the same --out to resume") as status: run(args)
     return status.code
 
+# %% ../nbs/14_cli.ipynb #0820112b
+EVAL_IMAGES = 9000 # the paper's 10,000 test images less its 1,000 validation images
+
+def archive_data(path, # packed-JPEG archive of the CIFAR-10 training images
+                 eval_images:int=EVAL_IMAGES, # held-out evaluation images; 1,000 more are held out for validation
+                 limit:int=0, # > 0: a random subset of this many images (smoke tests)
+                ) -> ImageSplits:
+    "The archive's splits as both CLIs make them: the same held-out images whatever a run's seed, so pretraining never sees them."
+    return archive_splits(path, val=1000, test=eval_images, limit=limit, seed=0)
+
+def check_unseen(model:SSBNN, data:ImageSplits, path):
+    "Refuse a model pretrained on other images than `data`'s unlabelled set: it may have seen the evaluation images."
+    saved = (model.data_ or {}).get("sha256")                   # older single-file models carry no fingerprint
+    if saved and saved != data_fingerprint(data.x_train)["sha256"]:
+        raise ValueError(f"model {path} was pretrained on {model.data_.get('size')} images that are not this evaluation's "
+                         f"{len(data.x_train)} unlabelled ones, so its pretraining may have seen the evaluation images; "
+                         f"evaluate with the --eval (and data) it was pretrained with, or pretrain it again with this one")
+
 # %% ../nbs/14_cli.ipynb #5bc6e626
 def evaluate_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn-evaluate`."
@@ -148,6 +167,8 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument("--svhn-root", type=Path, help="cifar10: SVHN folder for OOD detection (default: digits as OOD)")
     p.add_argument("--model", type=Path, action="append", help="cifar10: a model folder from ssbnn-pretrain, or an older model.pt "
                    "(repeat for an ensemble)")
+    p.add_argument("--eval", type=_number(int, low=1), default=EVAL_IMAGES, help=f"cifar10 with --archive: held-out evaluation images "
+                   f"(default {EVAL_IMAGES}; ssbnn-pretrain holds out the same)")
     p.add_argument("--epochs", type=_number(float, **PretrainConfig.LIMITS["epochs"]), default=None, help="pretraining epochs when no --model (default: the dataset's, "
                    f"digits {PretrainConfig.epochs:g}, cifar10 {PretrainConfig.for_cifar10().epochs:g})")
     p.add_argument("--budgets", type=_budgets, default=None, help=f"label budgets (default: digits {','.join(map(str, EvalConfig.budgets))}; "
@@ -177,12 +198,13 @@ def _eval_setup(a) -> tuple:
             if getattr(a, flag): raise ValueError(f"--{flag.replace('_', '-')} applies to --data cifar10 only; the digits need no files")
         return digits_setup(device=a.device, **epochs), None
     if a.model and a.epochs is not None: raise ValueError("--epochs applies only without --model (the models are pretrained already)")
-    if a.archive: data = archive_splits(a.archive, val=1000, test=9000)
+    if a.archive: data = archive_data(a.archive, a.eval)
     elif a.root: data = load_cifar_splits("cifar10", root=a.root, download=a.download)
     else: raise ValueError("--data cifar10 needs --root DIR (with --download) or --archive FILE")
     ood = load_svhn(a.svhn_root, download=a.download) if a.svhn_root else None
     setup = cifar10_setup(data, ood=ood, device=a.device, **epochs)
     models = [load_model(p, data.num_classes, a.device, seed=k) for k, p in enumerate(a.model or [])]
+    for p, m in zip(a.model or [], models): check_unseen(m, data, p)
     return setup, models or None
 
 def evaluate_main(argv=None) -> int:
@@ -217,7 +239,8 @@ def pretrain_parser() -> argparse.ArgumentParser:
     p.add_argument("--features", action="store_true", help="when pretraining is done, also write the train/val/test features (float16, "
                    "files of at most 16 MiB) into OUT/features")
     p.add_argument("--star-labels", type=_number(int, low=0), default=0, help="pretrain SS-BNN* with this many labels (default 0: SS-BNN)")
-    p.add_argument("--eval", type=_number(int, low=1), default=5000, help="with --archive: held-out evaluation images (default 5000)")
+    p.add_argument("--eval", type=_number(int, low=1), default=EVAL_IMAGES, help=f"with --archive: held-out evaluation images "
+                   f"(default {EVAL_IMAGES}, as ssbnn-evaluate; the same images whatever --seed)")
     p.add_argument("--limit", type=_number(int, low=0), default=0, help="use a random subset of this many images (smoke tests; default 0: all)")
     p.add_argument("--resume-changing", default="", help="resume a checkpoint although these settings changed, e.g. 'lr' after a "
                    f"non-finite loss (comma-separated; any of {', '.join(k.replace('_', '-') for k in PretrainConfig.CHANGEABLE)})")
@@ -232,8 +255,8 @@ def pretrain_parser() -> argparse.ArgumentParser:
 # %% ../nbs/14_cli.ipynb #5625dc0a
 def _cifar_data(a) -> ImageSplits:
     "The splits for `ssbnn-pretrain`'s arguments."
-    if a.root is not None: return load_cifar_splits("cifar10", root=a.root, download=a.download, seed=a.seed)
-    return archive_splits(a.archive, val=1000, test=a.eval, limit=a.limit, seed=a.seed)
+    if a.root is not None: return load_cifar_splits("cifar10", root=a.root, download=a.download)
+    return archive_data(a.archive, a.eval, a.limit)
 
 def pretrain_main(argv=None) -> int:
     "Entry point of `ssbnn-pretrain`: bad input prints one line and exits with status 2."
