@@ -18,16 +18,13 @@ where it stopped when the same command runs again.
 import argparse, json, sys
 from pathlib import Path
 
-DEFAULTS = dict(lars_trust=1e-3, lars_clip=False, tau_p=None, head_width=512)   # record names mention settings that differ
-
-
 def known_settings() -> dict:
-    "What a sweep point may set, with its default: `benchmark_pretraining`'s number and on/off arguments and `PretrainConfig`'s fields."
+    "What a sweep point may set, with its default: `benchmark_pretraining`'s number and on/off arguments and the CIFAR recipe's fields."
     import inspect
-    from dataclasses import fields
+    from dataclasses import asdict
     from ssbnn.experiments.cifar import benchmark_pretraining
     from ssbnn.train import PretrainConfig
-    out = {f.name: f.default for f in fields(PretrainConfig)}
+    out = asdict(PretrainConfig.for_cifar10())
     out.update({n: q.default for n, q in inspect.signature(benchmark_pretraining).parameters.items() if q.default is not q.empty})
     out["tau_p"] = 0.65                                                  # None stands for the paper's 0.65
     return {k: v for k, v in out.items() if isinstance(v, (int, float)) and k not in ("device", "progress")}
@@ -49,15 +46,16 @@ def parse_point(text:str, known:dict) -> dict:
     return out
 
 
-def record_name(res:dict, tau_p, head_width) -> str:
+def record_name(res:dict, known:dict, tau_p) -> str:
     "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults>].json"
     gpu = res["device"].split()[1] if " " in res["device"] else "cpu"
-    diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != DEFAULTS["lars_trust"] else "",
-            "clip" if res["lars_clip"] else "", f"taup{tau_p:g}" if tau_p else "", f"head{head_width}" if head_width != 512 else ""]
+    diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", "clip" if res["lars_clip"] else "",
+            f"taup{tau_p:g}" if tau_p else "", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else ""]
     return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
 
 
 def main(argv=None):
+    known = known_settings()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
@@ -69,11 +67,11 @@ def main(argv=None):
     p.add_argument("--budgets", default="50,500,5000", help="label budgets for the Laplace readout")
     p.add_argument("--star-labels", type=int, default=0, help="pretrain SS-BNN* with this many labels")
     p.add_argument("--ntxent-tau", type=float, default=0., help="pretrain with NT-Xent (SimCLR) at this temperature instead")
-    p.add_argument("--lars-trust", type=float, default=1e-3, help="LARS trust coefficient (default 1e-3)")
+    p.add_argument("--lars-trust", type=float, default=known["lars_trust"], help=f"LARS trust coefficient (default {known['lars_trust']:g})")
     p.add_argument("--lars-clip", action="store_true", help="clip each tensor's LARS rate at the scheduled one (solo-learn's clip_lars_lr)")
     p.add_argument("--tau-p", type=float, default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the paper's 0.65)")
-    p.add_argument("--head-width", type=int, default=512, help="projection head's hidden width (default 512)")
-    p.add_argument("--lr", type=float, default=0.6, help="peak learning rate of encoder and head (default 0.6, the paper's)")
+    p.add_argument("--head-width", type=int, default=known["head_width"], help=f"projection head's hidden width (default {known['head_width']})")
+    p.add_argument("--lr", type=float, default=known["lr"], help=f"peak learning rate of encoder and head (default {known['lr']:g}, the paper's)")
     p.add_argument("--label-seeds", type=int, default=1, help="labelled subsets per budget for the Laplace readout (seeds 0..N-1; default 1)")
     p.add_argument("--point", nargs=2, action="append", metavar=("NAME", "SETTINGS"), default=[],
                    help="a sweep point: its name and settings, e.g. --point clip lars_trust=0.02,lars_clip=1 (repeatable; needs --out-dir)")
@@ -86,7 +84,6 @@ def main(argv=None):
     p.add_argument("--dump-features", type=Path, default=None, help="also save raw encoder features (fp16) of 10k train, val and test images here")
     p.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/<name>.json)")
     a = p.parse_args(argv)
-    known = known_settings()
     points = []
     for name, text in a.point:
         try: points.append((name, parse_point(text, known)))
@@ -140,7 +137,7 @@ def main(argv=None):
             torch.save({"features": encode(model.encoder, xs).half().cpu(), "y": ys.clone()}, a.dump_features / f"features_{split}.pt")
     if a.profile_steps: res["profile"] = _profile(a, data, device)
     res.update(augment=aug, read_seconds=decode_s, command=command)
-    out = a.out or Path(__file__).parent / "results" / record_name(res, a.tau_p, a.head_width)
+    out = a.out or Path(__file__).parent / "results" / record_name(res, known, a.tau_p)
     atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
     _summarise(res, out)
 

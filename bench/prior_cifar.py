@@ -45,10 +45,13 @@ def main(argv=None):
 
     device = get_device(a.device)
     data = archive_data(a.archive, a.eval, a.limit)          # ssbnn-pretrain's splits: its models never saw these pairs
-    model = load_model(a.model, device=device) if a.model else cifar_ssbnn(device=device, encoder=a.encoder)
-    if a.model: check_unseen(model, data, a.model)
-    if not a.model: model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(a.batch_size, len(data.x_train)),
-                                                                 device=str(device), compile=device.type == "cuda"))
+    if a.model:
+        model = load_model(a.model, device=device)
+        check_unseen(model, data, a.model)
+    else:
+        model = cifar_ssbnn(device=device, encoder=a.encoder)
+        model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(a.batch_size, len(data.x_train)),
+                                                                device=str(device), compile=device.type == "cuda"))
     pairs = make_pairs(data.x_val, data.y_val, a.pairs, SimCLRAugment(), seed=0)     # held-out images
 
     gen = lambda: torch.Generator(device).manual_seed(0)
