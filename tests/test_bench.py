@@ -40,3 +40,8 @@ def test_cli_exit_codes(tmp_path):
     assert shifted.returncode == 1 and "loss: " in shifted.stdout and "OUTSIDE noise" in shifted.stdout
     missing = run("nothing.json")
     assert missing.returncode == 2 and "FileNotFoundError" in missing.stderr.splitlines()[-1]
+
+
+def test_compile_graph_refuses_a_task_without_negatives():
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "compile_graph.py"), "--task-images", "1"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.strip().endswith("--task-images must be at least 2 (a task needs negatives), not 1")

@@ -1,0 +1,85 @@
+"""Trace and compile pretraining's one graph (`TaskLoss`: encoder, head and objective) before spending GPU minutes on it.
+
+    python bench/compile_graph.py --out bench/results/compile_graph_cpu.json
+
+`pretrain` compiles `TaskLoss` only on CUDA. Dynamo's tracing (graph breaks, guards, recompilation) is the same on every
+device, so a CPU run with inductor finds the tracing errors of the GPU path for free; only the code generation
+differs (C++ here, Triton there). For the CIFAR SS-BNN and SS-BNN* it records the graphs and graph breaks, the
+first-call compile time, the compiled loss and gradients against eager float32, eager float32 against float64 (the
+rounding one should expect; SS-BNN only), and whether a second task with fresh noise recompiles. Writes JSON.
+"""
+import argparse, copy, json, sys, time
+from pathlib import Path
+
+
+def _flat_grads(mod):
+    "Every parameter gradient of `mod`, flattened into one vector (float64)."
+    import torch
+    return torch.cat([p.grad.flatten().double() for p in mod.parameters() if p.grad is not None])
+
+
+def _rel(a, b) -> float:
+    "|a - b| / |b|."
+    return ((a - b).norm() / b.norm()).item()
+
+
+def check(star:bool, m:int, device) -> dict:
+    "Compile the CIFAR SS-BNN (or SS-BNN*) task loss for tasks of `m` images; its graph, timing and agreement with eager."
+    import torch
+    from ssbnn.experiments.cifar import cifar_ssbnn
+    from ssbnn.train import TaskLoss, LabelledTask, OneProcess, _draw
+    torch.manual_seed(0)
+    model = cifar_ssbnn(device=device)
+    x = torch.randint(0, 256, (4 * m, 3, 32, 32), dtype=torch.uint8, device=device)
+    labelled = LabelledTask.make(x[:m], torch.arange(m, device=device) % 10, model.encoder.dim, 10, batch_size=m) if star else None
+    mods = [model.encoder, model.head, model.elbo] + ([labelled.layer] if star else [])
+    for mod in mods: mod.to(device).train()
+    model.encoder.to(memory_format=torch.channels_last)
+    run = OneProcess()
+    base = TaskLoss(model.encoder, model.head, model.elbo, labelled, amp=True)
+    shared, gen = run.generators(0, device)
+    args = _draw(x, model.augment, m, run, shared, gen, base, labelled)
+    explained = torch._dynamo.explain(copy.deepcopy(base))(*args)
+    eager, wide = copy.deepcopy(base), copy.deepcopy(base).double()
+    loss_eager = eager(*args)[0]; loss_eager.backward()
+    if not star:                                              # the task layer casts its features to float32: no float64 SS-BNN*
+        wide(*[a.double() if torch.is_tensor(a) and a.is_floating_point() else a for a in args])[0].backward()
+    torch._dynamo.reset()
+    compiled = torch.compile(base)
+    t = time.perf_counter(); loss = compiled(*args)[0]; loss.backward(); first = time.perf_counter() - t
+    g = _flat_grads(base)                                     # before the second task adds its own
+    torch._dynamo.config.error_on_recompile = True           # a second task must reuse the graph
+    try:
+        t = time.perf_counter(); compiled(*_draw(x, model.augment, m, run, shared, gen, base, labelled))[0].backward()
+        second, recompiled = time.perf_counter() - t, False
+    except Exception as e:                                    # the error names the guard that failed
+        second, recompiled = None, f"{type(e).__name__}: {str(e)[:300]}"
+    finally: torch._dynamo.config.error_on_recompile = False
+    g_eager, g_wide = _flat_grads(eager), None if star else _flat_grads(wide)
+    return {"objective": "ss-bnn*" if star else "ss-bnn", "task_images": m, "graphs": explained.graph_count,
+            "graph_breaks": explained.graph_break_count, "break_reasons": [r.reason for r in explained.break_reasons],
+            "compile_seconds": round(first, 1), "second_call_seconds": None if second is None else round(second, 3),
+            "recompiled": recompiled, "loss_eager": loss_eager.item(), "loss_compiled": loss.item(),
+            "grad_rel_diff_compiled_vs_eager": _rel(g, g_eager), "grad_rel_diff_compiled_vs_float64": None if star else _rel(g, g_wide),
+            "grad_rel_diff_eager_vs_float64": None if star else _rel(g_eager, g_wide)}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--task-images", type=int, default=8, help="images per view in the task (CPU: keep it small)")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--out", type=Path, default=None)
+    a = p.parse_args(argv)
+    if a.task_images < 2: p.exit(2, f"{p.prog}: --task-images must be at least 2 (a task needs negatives), not {a.task_images}\n")
+    from ssbnn._utils import atomic_write, environment, get_device
+    dev = get_device(a.device)
+    rows = [check(star, a.task_images, dev) for star in (False, True)]
+    text = json.dumps({"rows": rows, "meta": environment(dev)}, indent=1)
+    if a.out: atomic_write(a.out, lambda f: f.write_text(text))
+    else: sys.stdout.write(text + "\n")
+    bad = [r["objective"] for r in rows if r["graph_breaks"] or r["recompiled"]]
+    if bad: sys.exit(f"{p.prog}: graph breaks or recompilation in {', '.join(bad)} (see the record)")
+
+
+if __name__ == "__main__":
+    main()
