@@ -4,12 +4,12 @@
 
 # %% ../nbs/08_distributed.ipynb #e3c6122b
 from __future__ import annotations
-import os, socket, tempfile, time, warnings
+import os, socket, tempfile, time
 from dataclasses import dataclass
 from pathlib import Path
 import torch
 import torch.distributed as dist
-import torch.distributed.nn.functional as dist_fn
+from torch.distributed import _functional_collectives as funcol
 from torch import nn, Tensor
 from torch.nn.parallel import DistributedDataParallel as DDP
 from ._utils import get_device, save_checkpoint, load_checkpoint, rng_state, set_rng_state
@@ -78,9 +78,11 @@ def close_distributed():
 def gather_rows(t:Tensor) -> Tensor:
     "Concatenate `t` (m,...) from every rank in rank order, (W*m,...); differentiable, gradients flow back to each rank's rows."
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1: return t
-    with warnings.catch_warnings():            # recent PyTorch marks it deprecated in favour of a private module
-        warnings.filterwarnings("ignore", message=".*all_gather is deprecated", category=FutureWarning)
-        return torch.cat(dist_fn.all_gather(t.contiguous()))
+    return _all_gather(t.contiguous(), 0, dist.group.WORLD)
+
+# PyTorch's functional collective, which torch.compile traces into the graph: `torch.distributed.nn.functional.all_gather`
+# is deprecated for it and refuses to run under compilation. Its name before torch 2.10 was `all_gather_tensor_autograd`.
+_all_gather = getattr(funcol, "all_gather_single_autograd", None) or funcol.all_gather_tensor_autograd
 
 class GatheredTask(TaskLoss):
     "The loop's `TaskLoss` with the representations gathered over ranks: its forward is the loss of the global task."

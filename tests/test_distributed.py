@@ -1,4 +1,4 @@
-"Pretraining on several processes: a killed 2-rank run resumes exactly, and `ssbnn-pretrain` runs under torchrun (gloo, CPU)."
+"Pretraining on several processes: a killed 2-rank run resumes exactly, `ssbnn-pretrain` runs under torchrun (gloo, CPU), and the gathered task compiles into one graph."
 import io, json, subprocess
 import numpy as np
 from conftest import console
@@ -90,3 +90,31 @@ def test_torchrun_launches_ssbnn_pretrain(tmp_path):
     assert hist[-1]["step"] == 6 and "knn_accuracy" in hist[-1]           # 88 training images, tasks of 16: 6 global steps
     r2 = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r2.returncode == 0 and "(resuming)" in r2.stdout, r2.stderr[-3000:]
+
+
+def _compiled_gather():
+    "On this rank: dynamo's graph breaks in the gathered task loss, and its loss and gradients compiled (aot_eager) and eager."
+    import copy, torch
+    from ssbnn.models import DigitsCNN, ProjectionHead
+    from ssbnn.elbo import ContrastiveELBO
+    from ssbnn.distributed import GatheredTask
+    torch.manual_seed(0)
+    task = GatheredTask(DigitsCNN(width=4, dim=8), ProjectionHead(8, out_dim=4), ContrastiveELBO(), amp=False)
+    views = torch.rand(8, 1, 8, 8, generator=torch.Generator().manual_seed(torch.distributed.get_rank()))   # 4 images, 2 views
+    noise = task.elbo.draw_noise(8, 4, torch.Generator().manual_seed(7))                                # the task's 8 images
+    breaks = [r.reason for r in torch._dynamo.explain(copy.deepcopy(task))(views, 4, noise).break_reasons]
+    eager = copy.deepcopy(task)
+    out = {"breaks": breaks, "eager": eager(views, 4, noise)[0], "compiled": torch.compile(task, backend="aot_eager")(views, 4, noise)[0]}
+    out["eager"].backward(); out["compiled"].backward()
+    out["grads"] = [(p.grad, q.grad) for p, q in zip(eager.parameters(), task.parameters()) if p.grad is not None]
+    return out
+
+
+def test_the_gathered_task_compiles_into_one_graph():
+    "torch.compile traces the all-gather of the representations (a functional collective) and its backward: no graph break."
+    import torch
+    from ssbnn.distributed import run_local
+    for r in run_local(_compiled_gather, 2, timeout=240):
+        assert r["breaks"] == [], r["breaks"]
+        assert torch.allclose(r["eager"], r["compiled"], atol=1e-6) and len(r["grads"]) > 4
+        for g_eager, g_compiled in r["grads"]: assert torch.allclose(g_eager, g_compiled, atol=1e-6, rtol=1e-5)
