@@ -7,7 +7,8 @@
 device, so a CPU run with inductor finds the tracing errors of the GPU path for free; only the code generation
 differs (C++ here, Triton there). For the CIFAR SS-BNN and SS-BNN* it records the graphs and graph breaks, the
 first-call compile time, the compiled loss and gradients against eager float32, eager float32 against float64 (the
-rounding one should expect; SS-BNN only), and whether a second task with fresh noise recompiles. `--ranks 2` checks
+rounding one should expect; SS-BNN only), and whether a second task with fresh noise recompiles; and the same for
+SimCLR's augmentation as `pretrain` compiles it (`compiled_augment`). `--ranks 2` checks
 the torchrun path the same way: two gloo processes, each compiling `DDP(GatheredTask)`, where DDP's own breaks between
 gradient buckets are expected. Writes JSON.
 """
@@ -73,6 +74,26 @@ def check(star:bool, m:int, device, run=None) -> dict:
             "grad_rel_diff_eager_vs_float64": None if star else _rel(g_eager, g_wide), "grad_norm": g.norm().item()}
 
 
+def check_augment(n:int, device) -> dict:
+    "Compile SimCLR's augmentation as `pretrain` does (`compiled_augment`) for batches of `n`; its graph and agreement with eager."
+    import torch
+    from ssbnn.augment import SimCLRAugment, compiled_augment
+    aug = SimCLRAugment()
+    x = torch.randint(0, 256, (n, 3, 32, 32), dtype=torch.uint8, device=device).float() / 255
+    explained = torch._dynamo.explain(aug.apply)(x, *aug.draw(n, x, torch.Generator(device).manual_seed(0)))
+    torch._dynamo.reset()
+    fast = compiled_augment(aug)
+    t = time.perf_counter(); out = fast(x, torch.Generator(device).manual_seed(0)); first = time.perf_counter() - t
+    torch._dynamo.config.error_on_recompile = True           # new parameters, same batch size: the same graph
+    try: fast(x, torch.Generator(device).manual_seed(1)); recompiled = False
+    except Exception as e: recompiled = f"{type(e).__name__}: {str(e)[:300]}"
+    finally: torch._dynamo.config.error_on_recompile = False
+    ref = aug(x, torch.Generator(device).manual_seed(0))
+    return {"objective": "simclr-augment", "images": n, "graphs": explained.graph_count, "graph_breaks": explained.graph_break_count,
+            "break_reasons": [r.reason for r in explained.break_reasons], "compile_seconds": round(first, 1),
+            "recompiled": recompiled, "max_abs_diff_compiled_vs_eager": (out - ref).abs().max().item()}
+
+
 def ranked_rows(m:int) -> list[dict]:
     "`check` on this process of a gloo group, with `DDPRun`'s sharded task, gathered representations and DDP wrapper."
     from ssbnn.distributed import DDPRun
@@ -95,7 +116,7 @@ def main(argv=None):
         from ssbnn.distributed import run_local
         per_rank = run_local(ranked_rows, a.ranks, a.task_images // a.ranks, timeout=1800)
         rows = [{**r, "grad_norm_by_rank": [rr[i]["grad_norm"] for rr in per_rank]} for i, r in enumerate(per_rank[0])]
-    else: rows = [check(star, a.task_images, dev) for star in (False, True)]
+    else: rows = [check(star, a.task_images, dev) for star in (False, True)] + [check_augment(2 * a.task_images, dev)]
     text = json.dumps({"rows": rows, "meta": environment(dev)}, indent=1)
     if a.out: atomic_write(a.out, lambda f: f.write_text(text))
     else: sys.stdout.write(text + "\n")

@@ -14,7 +14,8 @@ from .data import as_float
 
 # %% auto #0
 __all__ = ['affine_matrices', 'warp', 'random_contrast', 'pixel_dropout', 'gaussian_noise', 'DigitsAugment',
-           'resized_crop_matrices', 'color_jitter', 'random_grayscale', 'SimCLRAugment', 'CropFlip']
+           'resized_crop_matrices', 'jitter_factors', 'apply_jitter', 'color_jitter', 'grayscale', 'random_grayscale',
+           'SimCLRAugment', 'compiled_augment', 'CropFlip']
 
 # %% ../nbs/02_augment.ipynb #72885391
 def _uniform(n:int, lo:float, hi:float, like:Tensor, generator=None) -> Tensor:
@@ -98,27 +99,41 @@ def resized_crop_matrices(n:int, # number of matrices
     return torch.stack([torch.stack([w * sign, zero, cx], 1), torch.stack([zero, h, cy], 1)], 1)
 
 # %% ../nbs/02_augment.ipynb #81e452c9
+def jitter_factors(n:int, # number of images
+                   like:Tensor, # a tensor on the wanted device and dtype
+                   brightness:float=0.4, contrast:float=0.4, saturation:float=0.4, hue:float=0.1,
+                   generator=None) -> Tensor:
+    "Random colour-jitter factors `(n,4)`: brightness, contrast and saturation from U(1-a, 1+a), hue angle in radians."
+    b, c, s = (_uniform(n, 1 - a, 1 + a, like, generator) for a in (brightness, contrast, saturation))
+    return torch.stack([b, c, s, _uniform(n, -hue, hue, like, generator) * 2 * math.pi], 1)
+
+def apply_jitter(x:Tensor, # images (B,3,H,W) in [0,1]
+                 factors:Tensor, # (B,4) from `jitter_factors`
+                ) -> Tensor:
+    "Brightness, contrast, saturation and hue changed by each image's factors (kornia's torchvision-style definitions)."
+    from kornia.enhance import (adjust_brightness_accumulative, adjust_contrast_with_mean_subtraction,
+                                adjust_saturation_with_gray_subtraction, adjust_hue)
+    y = adjust_contrast_with_mean_subtraction(adjust_brightness_accumulative(x, factors[:, 0]), factors[:, 1])
+    return adjust_hue(adjust_saturation_with_gray_subtraction(y, factors[:, 2]), factors[:, 3]).clamp(0, 1)
+
 def color_jitter(x:Tensor, # images (B,3,H,W) in [0,1]
                  brightness:float=0.4, contrast:float=0.4, saturation:float=0.4, hue:float=0.1,
                  p:float=0.8, # probability of jittering an image
                  generator=None) -> Tensor:
     "torchvision-style colour jitter with independent factors per image, applied to each image with probability `p`."
-    from kornia.enhance import (adjust_brightness_accumulative, adjust_contrast_with_mean_subtraction,
-                                adjust_saturation_with_gray_subtraction, adjust_hue)
-    n = len(x)
-    b, c, s = (_uniform(n, 1 - a, 1 + a, x, generator) for a in (brightness, contrast, saturation))
-    h = _uniform(n, -hue, hue, x, generator) * 2 * math.pi
-    y = adjust_saturation_with_gray_subtraction(adjust_contrast_with_mean_subtraction(adjust_brightness_accumulative(x, b), c), s)
-    y = adjust_hue(y, h).clamp(0, 1)
-    keep = torch.rand(n, generator=generator, device=x.device) >= p
-    return torch.where(keep.view(-1, 1, 1, 1), x, y)
+    factors = jitter_factors(len(x), x, brightness, contrast, saturation, hue, generator)
+    keep = torch.rand(len(x), generator=generator, device=x.device) >= p
+    return torch.where(keep.view(-1, 1, 1, 1), x, apply_jitter(x, factors))
 
 # %% ../nbs/02_augment.ipynb #8fd71b61
+def grayscale(x:Tensor) -> Tensor:
+    "The grey version `(B,3,H,W)` of RGB images `(B,3,H,W)`, on all three channels (ITU-R 601 weights)."
+    return (0.299 * x[:, 0] + 0.587 * x[:, 1] + 0.114 * x[:, 2]).unsqueeze(1).expand_as(x)
+
 def random_grayscale(x:Tensor, p:float=0.2, generator=None) -> Tensor:
     "Replace each RGB image `(B,3,H,W)` by its grey version (on all three channels) with probability `p`."
-    gray = (0.299 * x[:, 0] + 0.587 * x[:, 1] + 0.114 * x[:, 2]).unsqueeze(1).expand_as(x)
     pick = torch.rand(len(x), generator=generator, device=x.device) < p
-    return torch.where(pick.view(-1, 1, 1, 1), gray, x)
+    return torch.where(pick.view(-1, 1, 1, 1), grayscale(x), x)
 
 # %% ../nbs/02_augment.ipynb #1010524a
 @rebuildable
@@ -132,12 +147,37 @@ class SimCLRAugment:
     jitter_p: float = 0.8 # probability of colour jitter
     gray_p: float = 0.2 # probability of grayscale
 
+    def draw(self, n:int, like:Tensor, generator=None) -> tuple:
+        "The random parameters of `n` views: crop matrices (n,2,3), colour factors (n,4), and which to leave uncoloured and to grey (n,)."
+        theta = resized_crop_matrices(n, like, self.scale, self.ratio, self.flip, generator)
+        factors = jitter_factors(n, like, *self.jitter, generator=generator)
+        keep = torch.rand(n, generator=generator, device=like.device) >= self.jitter_p
+        return theta, factors, keep, torch.rand(n, generator=generator, device=like.device) < self.gray_p
+
+    @staticmethod
+    def apply(x:Tensor, theta:Tensor, factors:Tensor, keep:Tensor, gray:Tensor) -> Tensor:
+        "The views of float images `(B,3,H,W)` under drawn parameters: no randomness, so `torch.compile` can fuse it."
+        x = warp(x, theta).clamp(0, 1)
+        x = torch.where(keep.view(-1, 1, 1, 1), x, apply_jitter(x, factors))
+        return torch.where(gray.view(-1, 1, 1, 1), grayscale(x), x)
+
     def __call__(self, x:Tensor, generator=None) -> Tensor:
         "Augment a batch `(B,3,H,W)` (uint8 or float in [0,1]); every image gets independent random parameters."
         x = as_float(x)
-        x = warp(x, resized_crop_matrices(len(x), x, self.scale, self.ratio, self.flip, generator)).clamp(0, 1)
-        x = color_jitter(x, *self.jitter, p=self.jitter_p, generator=generator)
-        return random_grayscale(x, self.gray_p, generator)
+        return self.apply(x, *self.draw(len(x), x, generator))
+
+# %% ../nbs/02_augment.ipynb #6298f532
+def compiled_augment(augment, # an augmentation family: (images, generator) -> views
+                     **compile_kw, # passed to `torch.compile`
+                    ):
+    "`augment` with its deterministic `apply` compiled, if it splits into `draw` and `apply`; otherwise `augment` itself."
+    if not (callable(getattr(augment, "draw", None)) and callable(getattr(augment, "apply", None))): return augment
+    apply = torch.compile(augment.apply, **{"dynamic": False, **compile_kw})     # one graph per batch size (views, labelled)
+
+    def compiled(x:Tensor, generator=None) -> Tensor:
+        x = as_float(x)
+        return apply(x, *augment.draw(len(x), x, generator))
+    return compiled
 
 # %% ../nbs/02_augment.ipynb #ffb764a0
 @rebuildable

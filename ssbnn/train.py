@@ -15,6 +15,7 @@ from tqdm.auto import tqdm
 from ._utils import (get_device, as_option, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
                           rng_state, set_rng_state)
 from .data import check_images, check_labels, as_float
+from .augment import compiled_augment
 from .models import check_channels
 from .elbo import ContrastiveELBO, make_task, MeanFieldLinear, task_elbo
 
@@ -50,7 +51,7 @@ class PretrainConfig:
     momentum: float = 0.9 # LARS momentum
     lars_trust: float = 1e-3 # LARS trust coefficient eta
     lars_clip: bool = False # LARS: cap each tensor's rate at the scheduled one (solo-learn's and lightly's clip_lars_lr)
-    compile: bool = False # torch.compile the training step: encoder, head and objective (CUDA only)
+    compile: bool = False # torch.compile the training step (encoder, head and objective) and the augmentation (CUDA only)
     monitor_every: float = 0. # epochs between calls of the monitor (0: only at the end)
     sync_bn: bool = False # under torchrun: synchronise batch norm over all ranks (GPUs only); ignored in one process
     resume_changing: tuple = () # settings allowed to differ from a resumed checkpoint's, e.g. ('lr',) after a non-finite loss
@@ -375,7 +376,8 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     base = run.task_loss(encoder, head, elbo, labelled, config.amp)
     task = run.wrap(base)
     if device.type == "cuda": _fast_cuda()
-    if config.compile and device.type == "cuda": task = torch.compile(task)        # encoder, head and objective: one graph
+    if config.compile and device.type == "cuda":
+        task, augment = torch.compile(task), compiled_augment(augment)          # encoder, head and objective: one graph
     every = max(1, round(config.monitor_every * len(x) / config.batch_size)) if config.monitor_every else total
     bar = tqdm(range(step, total), initial=step, total=total, disable=not (progress and run.is_main), desc="pretrain", leave=False)
     t0 = time.time() - (history[-1]["seconds"] if history else 0.)
