@@ -32,6 +32,17 @@ def _rel(a, b) -> float:
     return ((a - b).norm() / b.norm()).item()
 
 
+def _second_call(fn) -> tuple:
+    "(seconds, False) for a call of `fn` that reuses the compiled graph, or (None, why) when it would recompile."
+    import torch
+    torch._dynamo.config.error_on_recompile = True
+    try:
+        t = time.perf_counter(); fn(); return time.perf_counter() - t, False
+    except Exception as e:                                    # the error names the guard that failed
+        return None, f"{type(e).__name__}: {str(e)[:300]}"
+    finally: torch._dynamo.config.error_on_recompile = False
+
+
 def check(star:bool, m:int, device, run=None) -> dict:
     "Compile the CIFAR SS-BNN (or SS-BNN*) task loss, as `run` wraps it, for tasks of `m` images a process; its graph, timing and agreement with eager."
     import torch
@@ -49,21 +60,16 @@ def check(star:bool, m:int, device, run=None) -> dict:
     shared, gen = run.generators(0, device)
     args = _draw(x, model.augment, m, run, shared, gen, base, labelled)
     explained = torch._dynamo.explain(run.wrap(copy.deepcopy(base)))(*args)
-    eager, wide = run.wrap(copy.deepcopy(base)), run.wrap(copy.deepcopy(base).double())
+    eager = run.wrap(copy.deepcopy(base))
     loss_eager = eager(*args)[0]; loss_eager.backward()
     if not star:                                              # the task layer casts its features to float32: no float64 SS-BNN*
+        wide = run.wrap(copy.deepcopy(base).double())
         wide(*[a.double() if torch.is_tensor(a) and a.is_floating_point() else a for a in args])[0].backward()
     torch._dynamo.reset()
     compiled = torch.compile(run.wrap(base))
     t = time.perf_counter(); loss = compiled(*args)[0]; loss.backward(); first = time.perf_counter() - t
     g = _flat_grads(base)                                     # before the second task adds its own
-    torch._dynamo.config.error_on_recompile = True           # a second task must reuse the graph
-    try:
-        t = time.perf_counter(); compiled(*_draw(x, model.augment, m, run, shared, gen, base, labelled))[0].backward()
-        second, recompiled = time.perf_counter() - t, False
-    except Exception as e:                                    # the error names the guard that failed
-        second, recompiled = None, f"{type(e).__name__}: {str(e)[:300]}"
-    finally: torch._dynamo.config.error_on_recompile = False
+    second, recompiled = _second_call(lambda: compiled(*_draw(x, model.augment, m, run, shared, gen, base, labelled))[0].backward())
     g_eager, g_wide = _flat_grads(eager), None if star else _flat_grads(wide)
     return {"objective": "ss-bnn*" if star else "ss-bnn", "processes": run.world_size, "task_images": m * run.world_size,
             "graphs": explained.graph_count, "graph_breaks": explained.graph_break_count,
@@ -84,10 +90,7 @@ def check_augment(n:int, device) -> dict:
     torch._dynamo.reset()
     fast = compiled_augment(aug)
     t = time.perf_counter(); out = fast(x, torch.Generator(device).manual_seed(0)); first = time.perf_counter() - t
-    torch._dynamo.config.error_on_recompile = True           # new parameters, same batch size: the same graph
-    try: fast(x, torch.Generator(device).manual_seed(1)); recompiled = False
-    except Exception as e: recompiled = f"{type(e).__name__}: {str(e)[:300]}"
-    finally: torch._dynamo.config.error_on_recompile = False
+    _, recompiled = _second_call(lambda: fast(x, torch.Generator(device).manual_seed(1)))   # new parameters, same graph
     ref = aug(x, torch.Generator(device).manual_seed(0))
     return {"objective": "simclr-augment", "images": n, "graphs": explained.graph_count, "graph_breaks": explained.graph_break_count,
             "break_reasons": [r.reason for r in explained.break_reasons], "compile_seconds": round(first, 1),

@@ -75,14 +75,14 @@ def close_distributed():
     if dist.is_available() and dist.is_initialized(): dist.destroy_process_group()
 
 # %% ../nbs/08_distributed.ipynb #afd7a365
+# PyTorch's functional collective, which torch.compile traces into the graph: `torch.distributed.nn.functional.all_gather`
+# is deprecated for it and refuses to run under compilation. Its name before torch 2.10 was `all_gather_tensor_autograd`.
+_all_gather = getattr(funcol, "all_gather_single_autograd", None) or funcol.all_gather_tensor_autograd
+
 def gather_rows(t:Tensor) -> Tensor:
     "Concatenate `t` (m,...) from every rank in rank order, (W*m,...); differentiable, gradients flow back to each rank's rows."
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1: return t
     return _all_gather(t.contiguous(), 0, dist.group.WORLD)
-
-# PyTorch's functional collective, which torch.compile traces into the graph: `torch.distributed.nn.functional.all_gather`
-# is deprecated for it and refuses to run under compilation. Its name before torch 2.10 was `all_gather_tensor_autograd`.
-_all_gather = getattr(funcol, "all_gather_single_autograd", None) or funcol.all_gather_tensor_autograd
 
 class GatheredTask(TaskLoss):
     "The loop's `TaskLoss` with the representations gathered over ranks: its forward is the loss of the global task."

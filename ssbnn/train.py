@@ -377,7 +377,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     task = run.wrap(base)
     if device.type == "cuda": _fast_cuda()
     if config.compile and device.type == "cuda":
-        task, augment = torch.compile(task), compiled_augment(augment)          # encoder, head and objective: one graph
+        task, augment = torch.compile(task), compiled_augment(augment)          # step: one graph; augmentation: its own
     every = max(1, round(config.monitor_every * len(x) / config.batch_size)) if config.monitor_every else total
     bar = tqdm(range(step, total), initial=step, total=total, disable=not (progress and run.is_main), desc="pretrain", leave=False)
     t0 = time.time() - (history[-1]["seconds"] if history else 0.)

@@ -10,16 +10,10 @@ from conftest import ROOT
 
 NOTEBOOKS = sorted(p for p in (ROOT / "nbs").rglob("*.ipynb")
                    if not any(part.startswith((".", "_")) for part in p.relative_to(ROOT / "nbs").parts))
-SKIP = ["notest", "slow", "cuda"]                                      # settings.ini's tst_flags
 
 
 def test_found_notebooks():
     assert len(NOTEBOOKS) >= 12, NOTEBOOKS
-
-
-def test_skip_flags_match_settings():
-    from nbdev.config import get_config
-    assert sorted(get_config().tst_flags.split()) == sorted(SKIP)
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +27,8 @@ def package_classes() -> dict:
 
 @contextlib.contextmanager
 def own_registry(package:dict):
-    "Run with the package's rebuildable classes registered, and leave them so: a notebook's `#| export` cells register its copies."
+    "Leave the package's rebuildable classes registered afterwards: a notebook's `#| export` cells register its copies."
     from ssbnn._utils import REBUILDABLE
-    REBUILDABLE.clear(); REBUILDABLE.update(package)
     try: yield
     finally: REBUILDABLE.clear(); REBUILDABLE.update(package)
 
@@ -43,10 +36,11 @@ def own_registry(package:dict):
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[str(p.relative_to(ROOT / "nbs")) for p in NOTEBOOKS])
 def test_notebook(nb, monkeypatch, package_classes):
     from nbdev.test import test_nb
+    from nbdev.config import get_config
     import matplotlib.pyplot as plt
     monkeypatch.setenv("IN_TEST", "1")                                   # test_nb sets it for good; scoped here
     err = io.StringIO()
     with contextlib.redirect_stderr(err), own_registry(package_classes):
-        ok, _ = test_nb(nb, skip_flags=SKIP)
+        ok, _ = test_nb(nb, skip_flags=get_config().tst_flags.split())   # settings.ini's: notest slow cuda
     plt.close("all")
     assert ok, f"{nb.name} failed:\n{err.getvalue()[-8000:]}"
