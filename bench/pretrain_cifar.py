@@ -68,7 +68,7 @@ def main(argv=None):
     p.add_argument("--star-labels", type=int, default=0, help="pretrain SS-BNN* with this many labels")
     p.add_argument("--ntxent-tau", type=float, default=0., help="pretrain with NT-Xent (SimCLR) at this temperature instead")
     p.add_argument("--lars-trust", type=float, default=known["lars_trust"], help=f"LARS trust coefficient (default {known['lars_trust']:g})")
-    p.add_argument("--lars-clip", action="store_true", help="clip each tensor's LARS rate at the scheduled one (solo-learn's clip_lars_lr)")
+    p.add_argument("--lars-clip", action="store_true", help="clip each tensor's LARS rate at the scheduled one (solo-learn's clip_lr)")
     p.add_argument("--tau-p", type=float, default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the paper's 0.65)")
     p.add_argument("--head-width", type=int, default=known["head_width"], help=f"projection head's hidden width (default {known['head_width']})")
     p.add_argument("--lr", type=float, default=known["lr"], help=f"peak learning rate of encoder and head (default {known['lr']:g}, the paper's)")

@@ -50,7 +50,7 @@ class PretrainConfig:
     optimizer: str = "adamw" # 'adamw' or 'lars'
     momentum: float = 0.9 # LARS momentum
     lars_trust: float = 1e-3 # LARS trust coefficient eta
-    lars_clip: bool = False # LARS: cap each tensor's rate at the scheduled one (solo-learn's and lightly's clip_lars_lr)
+    lars_clip: bool = False # LARS: cap each tensor's rate at the scheduled one (solo-learn's clip_lr)
     compile: bool = False # torch.compile the training step (encoder, head and objective) and the augmentation (CUDA only)
     monitor_every: float = 0. # epochs between calls of the monitor (0: only at the end)
     sync_bn: bool = False # under torchrun: synchronise batch norm over all ranks (GPUs only); ignored in one process
