@@ -143,14 +143,14 @@ def main(argv=None):
               "versions": {"numpy": np.__version__, "scipy": scipy.__version__, "pillow": PIL.__version__,
                            "scikit-image": skimage.__version__, "opencv": cv2.__version__, "imagemagick": wand.version.MAGICK_VERSION,
                            "ssbnn": ssbnn.__version__}, "command": "python " + " ".join(sys.argv)}
-    if a.out:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = a.out.with_suffix(".tmp"); tmp.write_text(json.dumps(record, indent=1)); tmp.replace(a.out)
+    from ssbnn._utils import atomic_write
+    if a.out: atomic_write(a.out, lambda f: f.write_text(json.dumps(record, indent=1)))
     if a.fixture:
         k = x[:4]
         outs = {n: np.stack([reference_output(ref, n, im, 5, 5000 + i, folder) for i, im in enumerate(k)]) for n in CORRUPTIONS}
-        a.fixture.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(a.fixture, images=k, seeds=5000 + np.arange(len(k)), **outs)
+        def write(f):
+            with open(f, "wb") as fh: np.savez_compressed(fh, images=k, seeds=5000 + np.arange(len(k)), **outs)
+        atomic_write(a.fixture, write)
     print(f"{'passed' if record['passed'] else 'FAILED'}: largest difference {worst} level(s) in {len(CORRUPTIONS)} corruptions "
           f"x severities {a.severities} x {len(x)} images ({record['seconds']} s)")
     return record
