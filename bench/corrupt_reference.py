@@ -63,7 +63,7 @@ def load_reference(script:Path) -> dict:
 
 @contextlib.contextmanager
 def cwd(path:Path):
-    "Run in `path` (the script reads its frost photographs from './')."
+    "Run in `path` (the script reads its frost photographs from './'); `contextlib.chdir` needs Python 3.11, ssbnn supports 3.10."
     old = os.getcwd(); os.chdir(path)
     try: yield
     finally: os.chdir(old)
