@@ -4,6 +4,7 @@
 # Every record lands under $OUT/<piece>/ (at most 8 files come back); copy them into bench/results/ and commit.
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
+#                     (the new code clamps its crops as the old one did, so only the speed work differs)
 #   sweep   (~9 min)  50-epoch sweep points: LARS eta 0.02 with and without clipping, W^c prior std 1 vs 1/0.65, head 2048;
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
 #   long    (~8 min)  RECIPE (settings of the chosen point) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
@@ -16,7 +17,7 @@ mkdir -p "$OUT/$piece"
 case $piece in
 speed)
   python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
-      --point after "" --point after-seed1 seed=1
+      --point after crop_attempts=0 --point after-seed1 seed=1,crop_attempts=0
   (cd .devdata/before && PYTHONPATH=/tmp/site:. python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" \
       --out "$OUT/speed/before.json")
   python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \

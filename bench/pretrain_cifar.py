@@ -50,7 +50,8 @@ def record_name(res:dict, known:dict, tau_p) -> str:
     "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults>].json"
     gpu = res["device"].split()[1] if " " in res["device"] else "cpu"
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", "clip" if res["lars_clip"] else "",
-            f"taup{tau_p:g}" if tau_p else "", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else ""]
+            f"taup{tau_p:g}" if tau_p else "", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
+            "clampcrops" if res.get("crop_attempts", 10) == 0 else ""]
     return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
 
 

@@ -83,17 +83,29 @@ class DigitsAugment:
         return cls(scale=(0.9, 1.1), rotation=10., translation=0.125, contrast=(1, 1), dropout=0., noise=0.)
 
 # %% ../nbs/02_augment.ipynb #cb8bad28
+def _first_fit(w:Tensor, h:Tensor, fallback:tuple) -> tuple:
+    "Each row's first crop size `(n,)` with `w, h <= 1` among the columns of `(n,k)` draws, else `fallback`; and whether one fit."
+    fits = (w <= 1) & (h <= 1)
+    i, found = fits.to(torch.uint8).argmax(1, keepdim=True), fits.any(1)      # argmax: the first True
+    pick = lambda v, f: torch.where(found, v.gather(1, i)[:, 0], torch.full_like(v[:, 0], f))
+    return pick(w, fallback[0]), pick(h, fallback[1]), found
+
 def resized_crop_matrices(n:int, # number of matrices
                           like:Tensor, # a tensor on the wanted device and dtype
                           scale=(0.08, 1.), # range of the crop's area, as a fraction of the image
-                          ratio=(3 / 4, 4 / 3), # range of the crop's aspect ratio
+                          ratio=(3 / 4, 4 / 3), # range of the crop's aspect ratio (width / height)
                           flip:float=0.5, # probability of a horizontal flip
+                          attempts:int=10, # draws per image until the crop fits inside it, as in torchvision (0: clamp one draw to the image)
                           generator=None):
-    "Random `(n,2,3)` affine matrices of torchvision-style random resized crops (clamped to the image) with flips."
-    area = _uniform(n, *scale, like, generator)
-    r = torch.exp(_uniform(n, math.log(ratio[0]), math.log(ratio[1]), like, generator))
-    w, h = torch.sqrt(area * r).clamp(max=1), torch.sqrt(area / r).clamp(max=1)
-    cx, cy = ((1 - s) * _uniform(n, -1, 1, like, generator) for s in (w, h))
+    "Random `(n,2,3)` affine matrices of torchvision's random resized crops of square images, with flips."
+    k = max(attempts, 1)
+    area = _uniform(n * k, *scale, like, generator).view(n, k)
+    r = torch.exp(_uniform(n * k, math.log(ratio[0]), math.log(ratio[1]), like, generator)).view(n, k)
+    w, h = torch.sqrt(area * r), torch.sqrt(area / r)
+    if attempts:    # torchvision's fallback: the whole image, or its central crop at the nearest allowed ratio
+        w, h, found = _first_fit(w, h, (1., 1 / ratio[0]) if ratio[0] > 1 else (ratio[1], 1.) if ratio[1] < 1 else (1., 1.))
+    else: w, h, found = w[:, 0].clamp(max=1), h[:, 0].clamp(max=1), True
+    cx, cy = ((1 - s) * _uniform(n, -1, 1, like, generator) * found for s in (w, h))
     sign = torch.where(torch.rand(n, generator=generator, device=like.device) < flip, -1., 1.).to(like.dtype)
     zero = torch.zeros_like(w)
     return torch.stack([torch.stack([w * sign, zero, cx], 1), torch.stack([zero, h, cy], 1)], 1)
@@ -143,13 +155,14 @@ class SimCLRAugment:
     scale: tuple = (0.08, 1.) # random resized crop: area range
     ratio: tuple = (3 / 4, 4 / 3) # random resized crop: aspect-ratio range
     flip: float = 0.5 # probability of a horizontal flip
+    crop_attempts: int = 10 # crop draws until one fits inside the image, as torchvision's (0: clamp the first)
     jitter: tuple = (0.4, 0.4, 0.4, 0.1) # brightness, contrast, saturation, hue
     jitter_p: float = 0.8 # probability of colour jitter
     gray_p: float = 0.2 # probability of grayscale
 
     def draw(self, n:int, like:Tensor, generator=None) -> tuple:
         "The random parameters of `n` views: crop matrices (n,2,3), colour factors (n,4), and which to leave uncoloured and to grey (n,)."
-        theta = resized_crop_matrices(n, like, self.scale, self.ratio, self.flip, generator)
+        theta = resized_crop_matrices(n, like, self.scale, self.ratio, self.flip, self.crop_attempts, generator)
         factors = jitter_factors(n, like, *self.jitter, generator=generator)
         keep = torch.rand(n, generator=generator, device=like.device) >= self.jitter_p
         return theta, factors, keep, torch.rand(n, generator=generator, device=like.device) < self.gray_p
