@@ -177,7 +177,7 @@ class SWAGMoments:
         self.n += 1
         self.mean += (theta - self.mean) / self.n
         self.sq_mean += (theta ** 2 - self.sq_mean) / self.n
-        self.dev = (self.dev + [theta - self.mean])[-self.rank:]
+        self.dev = (self.dev + [theta - self.mean])[-self.rank:] if self.rank else []
 
     def sample(self, generator=None) -> Tensor:
         "One draw of the parameters from the SWAG Gaussian."
@@ -191,9 +191,17 @@ class SWAGMoments:
         return theta
 
 # %% ../nbs/10_baselines.ipynb #05478f76
+@torch.no_grad()
 def _refresh_bn(model:nn.Module, x:Tensor, batch_size:int=1000):
-    "Batch-norm statistics recomputed as averages over batches of the images `x` (`swa_utils.update_bn` on tensor batches); eval mode."
-    torch.optim.swa_utils.update_bn(x.split(batch_size), model, device=next(model.parameters()).device)
+    "Batch-norm statistics recomputed over the images `x` in batches, each weighted by its size; eval mode."
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    momenta, n, dev = [m.momentum for m in bns], 0, next(model.parameters()).device
+    for m in bns: m.reset_running_stats()
+    model.train()
+    for xb in x.split(batch_size) if bns else ():
+        for m in bns: m.momentum = len(xb) / (n + len(xb))                 # the running mean of all batches so far
+        model(xb.to(dev)); n += len(xb)
+    for m, mom in zip(bns, momenta): m.momentum = mom
     model.eval()
 
 # %% ../nbs/10_baselines.ipynb #9b0f4f48
