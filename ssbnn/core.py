@@ -5,6 +5,7 @@
 # %% ../nbs/13_core.ipynb #5d4eefc2
 from __future__ import annotations
 from dataclasses import replace, asdict
+from typing import Callable
 import copy, json, tempfile, warnings, weakref
 from pathlib import Path
 import torch
@@ -34,19 +35,27 @@ _all_ = ["PretrainConfig", "LaplacePosterior", "MAPPosterior", "ContrastiveELBO"
          "load_digits_splits", "labelled_subset", "evaluate"]
 
 # %% ../nbs/13_core.ipynb #fc385c07
+def _build(name:str, part, default:Callable) -> nn.Module:
+    "The module `part`, or what the factory `part` (or else `default`) builds."
+    made = default() if part is None else part if isinstance(part, nn.Module) else part() if callable(part) else None
+    if not isinstance(made, nn.Module):
+        raise TypeError(f"{name} must be a torch module or a function that returns one (e.g. lambda: DigitsCNN(width=8)), "
+                        f"got {type(part if made is None else made).__name__}")
+    return made
+
 class SSBNN:
     "Self-Supervised BNN: contrastive variational pretraining of an encoder (Algorithm 1), then a last-layer Laplace readout."
-    def __init__(self, encoder:nn.Module|None=None, # the encoder f; default `DigitsCNN()`
-                 head:nn.Module|None=None, # projection head g; default `ProjectionHead(encoder.dim)`
+    def __init__(self, encoder:nn.Module|Callable|None=None, # the encoder f, or a function that builds it under `seed`; default `DigitsCNN()`
+                 head:nn.Module|Callable|None=None, # projection head g, or a function that builds it; default `ProjectionHead(encoder.dim)`
                  augment=None, # augmentation family A; default `DigitsAugment()`
                  elbo:ContrastiveELBO|None=None, # variational parameters and objective; default `ContrastiveELBO()`
                  posterior=None, # the Step II posterior, unfitted; default `LaplacePosterior()` (the paper's protocol)
                  device="auto", # 'auto', 'cpu', 'cuda', ...
-                 seed:int=0, # seeds the default modules' initialisation and the pretraining loop
+                 seed:int=0, # seeds the initialisation of the modules built here and the pretraining loop
                 ):
         with seeded(seed):
-            self.encoder = encoder if encoder is not None else DigitsCNN()
-            self.head = head if head is not None else ProjectionHead(self.encoder.dim)
+            self.encoder = _build("encoder", encoder, DigitsCNN)
+            self.head = _build("head", head, lambda: ProjectionHead(self.encoder.dim))
         self.augment = augment if augment is not None else DigitsAugment()
         self.elbo = elbo if elbo is not None else ContrastiveELBO()
         self.posterior = posterior if posterior is not None else LaplacePosterior()
