@@ -17,7 +17,7 @@ mkdir -p "$OUT/$piece"
 case $piece in
 speed)
   python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
-      --point after crop_attempts=0 --point after-seed1 seed=1,crop_attempts=0
+      --point after crops=clamped --point after-seed1 seed=1,crops=clamped
   (cd .devdata/before && PYTHONPATH=/tmp/site:. python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" \
       --out "$OUT/speed/before.json")
   python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \

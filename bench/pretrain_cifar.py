@@ -16,27 +16,33 @@ writes `--out-dir/NAME.json`; a point whose record exists is skipped, so a sweep
 where it stopped when the same command runs again.
 """
 import argparse, json, sys
+from enum import Enum
 from pathlib import Path
 
 def known_settings() -> dict:
-    "What a sweep point may set, with its default: `benchmark_pretraining`'s number and on/off arguments and the CIFAR recipe's fields."
+    "What a sweep point may set, with its default: `benchmark_pretraining`'s number, on/off and option arguments and the CIFAR recipe's fields."
     import inspect
     from dataclasses import asdict
     from ssbnn.experiments.cifar import benchmark_pretraining
     from ssbnn.train import PretrainConfig
+    from ssbnn.augment import Crops
     out = asdict(PretrainConfig.for_cifar10())
     out.update({n: q.default for n, q in inspect.signature(benchmark_pretraining).parameters.items() if q.default is not q.empty})
     out["tau_p"] = 0.65                                                  # None stands for the paper's 0.65
-    return {k: v for k, v in out.items() if isinstance(v, (int, float)) and k not in ("device", "progress")}
+    out["crops"] = Crops(out["crops"])                                   # an option: its values are checked
+    return {k: v for k, v in out.items() if isinstance(v, (int, float, Enum)) and k not in ("device", "progress")}
 
 
 def parse_point(text:str, known:dict) -> dict:
-    "'lars_trust=0.02,lars_clip=1,seed=1' -> {'lars_trust': 0.02, 'lars_clip': True, 'seed': 1}: each as its default's type."
+    "'lars_trust=0.02,lars_clip=1,crops=clamped' -> {'lars_trust': 0.02, 'lars_clip': True, 'crops': 'clamped'}: each as its default's type."
     out = {}
     for item in filter(None, text.split(",")):
         key, sep, value = (t.strip() for t in item.partition("="))
         if not sep: raise ValueError(f"point setting {item!r} is not KEY=VALUE")
         if key not in known: raise ValueError(f"unknown setting {key!r}; choose from {', '.join(sorted(known))}")
+        if isinstance(known[key], Enum):                                          # an option, e.g. crops=clamped
+            from ssbnn._utils import as_option
+            out[key] = as_option(type(known[key]), value, key).value; continue
         try: v = float(value)
         except ValueError: raise ValueError(f"point setting {item!r}: {value!r} is not a number") from None
         kind = type(known[key])
@@ -51,7 +57,7 @@ def record_name(res:dict, known:dict, tau_p) -> str:
     gpu = res["device"].split()[1] if " " in res["device"] else "cpu"
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", "clip" if res["lars_clip"] else "",
             f"taup{tau_p:g}" if tau_p else "", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
-            "clampcrops" if res.get("crop_attempts", 10) == 0 else ""]
+            "clampedcrops" if res.get("crops") == "clamped" else ""]
     return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
 
 

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from ._utils import rebuildable
+from enum import Enum
+from ._utils import rebuildable, as_option
 from .data import as_float
 
 # %% auto #0
 __all__ = ['affine_matrices', 'warp', 'random_contrast', 'pixel_dropout', 'gaussian_noise', 'DigitsAugment',
            'resized_crop_matrices', 'jitter_factors', 'apply_jitter', 'color_jitter', 'grayscale', 'random_grayscale',
-           'SimCLRAugment', 'compiled_augment', 'CropFlip']
+           'Crops', 'SimCLRAugment', 'compiled_augment', 'CropFlip']
 
 # %% ../nbs/02_augment.ipynb #72885391
 def _uniform(n:int, lo:float, hi:float, like:Tensor, generator=None) -> Tensor:
@@ -38,10 +39,11 @@ def affine_matrices(n:int, # number of matrices
 # %% ../nbs/02_augment.ipynb #f3edd6c6
 def warp(x:Tensor, # images (B,C,H,W)
          theta:Tensor, # affine matrices (B,2,3)
+         padding:str="zeros", # outside the image: 'zeros', or 'border' (its edge pixels)
         ) -> Tensor:
-    "Warp each image by its own affine matrix (bilinear, zero padding)."
+    "Warp each image by its own affine matrix (bilinear)."
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
-    return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode=padding, align_corners=False)
 
 # %% ../nbs/02_augment.ipynb #c1cfbb59
 def random_contrast(x:Tensor, lo:float=0.5, hi:float=1.2, generator=None) -> Tensor:
@@ -148,6 +150,11 @@ def random_grayscale(x:Tensor, p:float=0.2, generator=None) -> Tensor:
     return torch.where(pick.view(-1, 1, 1, 1), grayscale(x), x)
 
 # %% ../nbs/02_augment.ipynb #1010524a
+class Crops(str, Enum):
+    "How `SimCLRAugment` draws its random resized crops."
+    TORCHVISION = "torchvision" # torchvision's: redrawn until inside the image (10 tries), edge pixels repeated outside
+    CLAMPED = "clamped"         # the first draw clamped to the image, black outside: ssbnn before 2026-11-23
+
 @rebuildable
 @dataclass
 class SimCLRAugment:
@@ -155,22 +162,24 @@ class SimCLRAugment:
     scale: tuple = (0.08, 1.) # random resized crop: area range
     ratio: tuple = (3 / 4, 4 / 3) # random resized crop: aspect-ratio range
     flip: float = 0.5 # probability of a horizontal flip
-    crop_attempts: int = 10 # crop draws until one fits inside the image, as torchvision's (0: clamp the first)
+    crops: str = "torchvision" # 'torchvision', or 'clamped': ssbnn's crops before 2026-11-23 (`Crops`)
     jitter: tuple = (0.4, 0.4, 0.4, 0.1) # brightness, contrast, saturation, hue
     jitter_p: float = 0.8 # probability of colour jitter
     gray_p: float = 0.2 # probability of grayscale
 
+    def __post_init__(self): as_option(Crops, self.crops, "crops")
+
     def draw(self, n:int, like:Tensor, generator=None) -> tuple:
         "The random parameters of `n` views: crop matrices (n,2,3), colour factors (n,4), and which to leave uncoloured and to grey (n,)."
-        theta = resized_crop_matrices(n, like, self.scale, self.ratio, self.flip, self.crop_attempts, generator)
+        attempts = 10 if self.crops == Crops.TORCHVISION else 0
+        theta = resized_crop_matrices(n, like, self.scale, self.ratio, self.flip, attempts, generator)
         factors = jitter_factors(n, like, *self.jitter, generator=generator)
         keep = torch.rand(n, generator=generator, device=like.device) >= self.jitter_p
         return theta, factors, keep, torch.rand(n, generator=generator, device=like.device) < self.gray_p
 
-    @staticmethod
-    def apply(x:Tensor, theta:Tensor, factors:Tensor, keep:Tensor, gray:Tensor) -> Tensor:
+    def apply(self, x:Tensor, theta:Tensor, factors:Tensor, keep:Tensor, gray:Tensor) -> Tensor:
         "The views of float images `(B,3,H,W)` under drawn parameters: no randomness, so `torch.compile` can fuse it."
-        x = warp(x, theta).clamp(0, 1)
+        x = warp(x, theta, "border" if self.crops == Crops.TORCHVISION else "zeros").clamp(0, 1)
         x = torch.where(keep.view(-1, 1, 1, 1), x, apply_jitter(x, factors))
         return torch.where(gray.view(-1, 1, 1, 1), grayscale(x), x)
 

@@ -45,3 +45,17 @@ def test_cli_exit_codes(tmp_path):
 def test_compile_graph_refuses_a_task_without_negatives():
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "compile_graph.py"), "--task-images", "1"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.strip().endswith("--task-images must be at least 2 (a task needs negatives), not 1")
+
+
+def test_sweep_point_settings_keep_their_types_and_refuse_bad_values():
+    import runpy
+    bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))
+    known = bench["known_settings"]()
+    got = bench["parse_point"]("lars_trust=0.02,lars_clip=1,seed=1,crops=clamped", known)
+    assert got == {"lars_trust": 0.02, "lars_clip": True, "seed": 1, "crops": "clamped"}
+    assert type(got["seed"]) is int and type(got["crops"]) is str
+    for bad, says in [("crops=clampd", "'torchvision', 'clamped'"), ("lars_clip=2", "0 or 1"), ("seed=1.5", "whole number"),
+                      ("lars_trust=big", "not a number"), ("nope=1", "unknown setting"), ("lars_trust", "KEY=VALUE")]:
+        try: bench["parse_point"](bad, known)
+        except ValueError as e: assert says in str(e), (bad, str(e))
+        else: raise AssertionError(f"{bad} was accepted")

@@ -36,7 +36,7 @@ def cifar_ssbnn(num_classes:int=10, # 10 (full-covariance Laplace) or more (Kron
                 tau_p:float|None=None, # prior temperature: W^c ~ N(0, 1/tau_p^2); default the paper's 0.65 (10 classes) or 0.6
                 head_width:int=512, # hidden width of the projection head (not stated in the paper; SimCLR's CIFAR heads use 2048)
                 encoder:str="resnet18", # 'resnet18' or 'resnet20-frn' (`Encoder`)
-                crop_attempts:int=10, # `SimCLRAugment.crop_attempts`: torchvision's 10, or 0 to clamp one draw (ssbnn's earlier crops)
+                crops:str="torchvision", # `SimCLRAugment.crops`: torchvision's, or 'clamped' as ssbnn drew them before 2026-11-23
                ) -> SSBNN:
     "An SS-BNN with the paper's CIFAR parts: ResNet-18 (or -20-FRN), a features-`head_width`-128 head, SimCLR's augmentations, its W^c prior."
     kind = as_option(Encoder, encoder, "encoder")
@@ -44,7 +44,7 @@ def cifar_ssbnn(num_classes:int=10, # 10 (full-covariance Laplace) or more (Kron
         net = CIFARResNet18() if kind is Encoder.RESNET18 else ResNet20FRN(num_classes=0)
         head = ProjectionHead(net.dim, head_width, 128)
     tau_p = tau_p or (0.65 if num_classes <= 10 else 0.6)
-    return SSBNN(net, head, SimCLRAugment(crop_attempts=crop_attempts), objective if objective is not None else ContrastiveELBO(prior_std=1 / tau_p),
+    return SSBNN(net, head, SimCLRAugment(crops=crops), objective if objective is not None else ContrastiveELBO(prior_std=1 / tau_p),
                  posterior=LaplacePosterior(hessian="full" if num_classes <= 10 else "kron"), device=device, seed=seed)
 
 # %% ../../nbs/experiments/02_cifar.ipynb #054e318d
@@ -101,13 +101,13 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
                           label_seeds=(0,), # seeds of the labelled subsets of each budget
                           tau_p:float|None=None, # W^c prior temperature (`cifar_ssbnn`)
                           head_width:int=512, # projection head's hidden width (`cifar_ssbnn`)
-                          crop_attempts:int=10, # crop draws per view (`SimCLRAugment`; 0: clamped, for before/after comparisons)
+                          crops:str="torchvision", # `SimCLRAugment.crops` ('clamped': as before 2026-11-23, for before/after comparisons)
                           **config_kwargs, # further `PretrainConfig` fields, e.g. lars_trust=0.02
                          ) -> dict:
     "Pretrain on `data.x_train` with the paper's CIFAR recipe; measure speed, memory and quality (the model is under 'model')."
     device = get_device(device)
     model = cifar_ssbnn(data.num_classes, device=device, seed=seed, objective=NTXent(ntxent_tau) if ntxent_tau else None,
-                        tau_p=tau_p, head_width=head_width, crop_attempts=crop_attempts)
+                        tau_p=tau_p, head_width=head_width, crops=crops)
     cfg = PretrainConfig.for_cifar10(epochs=epochs, batch_size=batch_size, compile=compile, seed=seed, device=str(device), **config_kwargs)
     labelled = None
     if star_labels:
@@ -123,7 +123,7 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
     method = "simclr" if ntxent_tau else "ss-bnn*" if star_labels else "ss-bnn"
     out = {"dataset": data.name, "method": method, "epochs": epochs, "batch_size": batch_size, "ntxent_tau": ntxent_tau,
            "compile": compile, "star_labels": star_labels, "lars_trust": cfg.lars_trust, "lars_clip": cfg.lars_clip, "lr": cfg.lr,
-           "prior_std": getattr(model.elbo, "prior_std", None), "head_width": head_width, "crop_attempts": crop_attempts, "train_images": len(data.x_train), "eval_images": len(data.x_test),
+           "prior_std": getattr(model.elbo, "prior_std", None), "head_width": head_width, "crops": crops, "train_images": len(data.x_train), "eval_images": len(data.x_test),
            "views_per_second": vps, "seconds_per_epoch": 100_000 / vps, "wall_seconds": wall,
            "peak_gpu_gb": torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None,
            "knn_accuracy": model.history_[-1]["knn_accuracy"], "final_tau": model.history_[-1]["tau"],
