@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from ._utils import get_device
+from ._utils import get_device, seeded
 from .data import check_images, check_labelled
 from .augment import DigitsAugment
 from .models import DigitsCNN, Classifier
@@ -91,8 +91,7 @@ class MAPClassifier:
     def fit(self, x, y, val, num_classes:int|None=None):
         "Train by MAP on images `x` `(N,C,H,W)` and labels `y`, early-stopping on `val=(x_val, y_val)`."
         x, y, xv, yv, c = check_labelled(x, y, val, num_classes)
-        torch.manual_seed(self.config.seed)
-        self.model = Classifier(self.encoder_fn(), c)
+        with seeded(self.config.seed): self.model = Classifier(self.encoder_fn(), c)     # leaves the global generator alone
         self.val_losses = train_map(self.model, x, y, (xv, yv), self.augment, self.config)
         return self
 
