@@ -37,7 +37,9 @@ _all_ = ["PretrainConfig", "LaplacePosterior", "MAPPosterior", "ContrastiveELBO"
 # %% ../nbs/13_core.ipynb #fc385c07
 def _build(name:str, part, default:Callable) -> nn.Module:
     "The module `part`, or what the factory `part` (or else `default`) builds."
-    made = default() if part is None else part if isinstance(part, nn.Module) else part() if callable(part) else None
+    if part is None: made = default()
+    elif isinstance(part, nn.Module): made = part
+    else: made = part() if callable(part) else None
     if not isinstance(made, nn.Module):
         raise TypeError(f"{name} must be a torch module or a function that returns one (e.g. lambda: DigitsCNN(width=8)), "
                         f"got {type(part if made is None else made).__name__}")
