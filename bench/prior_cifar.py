@@ -70,6 +70,7 @@ def main(argv=None):
     t_bnn = (time.perf_counter() - t) / (2 * len(GROUPS))
 
     res = {"pairs_per_group": a.pairs, "ss_samples": a.ss_samples, "bnn_samples": a.bnn_samples, "bnn_amp": a.amp,
+           "bnn_network": f"ResNet20FRN(activation={bnn.activation.value!r}): Izmailov et al.'s resnet20_frn_swish",
            "seconds_rho_ss_per_group": t_ss, "seconds_rho_bnn_per_group": t_bnn,
            "paper": {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]},
            "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu", "torch": torch.__version__,

@@ -39,7 +39,7 @@ def main(argv=None):
     t_bnn, t_bf16 = timed(lambda: bnn(False), sync), timed(lambda: bnn(True), sync)
     other = rho_network(net, xa, xb, n_samples=a.bnn_samples, batch=a.bnn_batch, generator=torch.Generator(dev).manual_seed(1))
     res = {"pairs": a.pairs, "ss_samples": a.ss_samples, "seconds_rho_ss": t_ss, "bnn_samples": a.bnn_samples, "bnn_batch": a.bnn_batch,
-           "seconds_rho_bnn": t_bnn, "seconds_rho_bnn_8192_extrapolated": t_bnn * 8192 / a.bnn_samples,
+           "bnn_network": f"ResNet20FRN(activation={net.activation.value!r})", "seconds_rho_bnn": t_bnn, "seconds_rho_bnn_8192_extrapolated": t_bnn * 8192 / a.bnn_samples,
            "seconds_rho_bnn_bf16": t_bf16, "seconds_rho_bnn_bf16_8192_extrapolated": t_bf16 * 8192 / a.bnn_samples,
            "max_rho_change_bf16": (rho[True] - rho[False]).abs().max().item(),           # the same parameter samples
            "max_rho_change_other_seed": (other - rho[False]).abs().max().item(),         # Monte Carlo error, for scale

@@ -4,14 +4,17 @@
 
 # %% ../nbs/03_models.ipynb #72ea0e25
 from __future__ import annotations
+import math, re
+from enum import Enum
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
-from ._utils import rebuildable
+from ._utils import rebuildable, as_option
 
 # %% auto #0
 __all__ = ['CIFAR10_MEAN', 'CIFAR10_STD', 'DigitsCNN', 'check_channels', 'ProjectionHead', 'Normalize', 'CIFARResNet18',
-           'Classifier', 'FRN', 'ResNet20FRN']
+           'Classifier', 'FRN', 'Activation', 'ResNet20FRN', 'load_haiku_params']
 
 # %% ../nbs/03_models.ipynb #b71eabaa
 def _conv_block(c_in:int, c_out:int) -> nn.Sequential:
@@ -96,27 +99,81 @@ class FRN(nn.Module):
         return torch.maximum(self.gamma * x + self.beta, self.tau)
 
 # %% ../nbs/03_models.ipynb #913f8bbc
-class _Block(nn.Module):
-    "A basic residual block with FRN."
-    def __init__(self, c_in:int, c_out:int, stride:int):
-        super().__init__()
-        self.conv1, self.n1 = nn.Conv2d(c_in, c_out, 3, stride, 1), FRN(c_out)
-        self.conv2, self.n2 = nn.Conv2d(c_out, c_out, 3, 1, 1), FRN(c_out)
-        self.short = nn.Conv2d(c_in, c_out, 1, stride) if stride != 1 or c_in != c_out else nn.Identity()
+class Activation(str, Enum):
+    "The nonlinearity of `ResNet20FRN`."
+    SWISH = "swish" # x·sigmoid(x): bnn_hmc's resnet20_frn_swish, the network of Izmailov et al.'s CIFAR-10 runs
+    RELU = "relu"   # bnn_hmc's resnet20_frn
 
-    def forward(self, x): return self.n2(self.conv2(self.n1(self.conv1(x))) + self.short(x))
+_ACTIVATIONS = {Activation.SWISH: nn.SiLU, Activation.RELU: nn.ReLU}
+
+def _he_normal_(w:Tensor) -> Tensor:
+    "Haiku's `he_normal` in place: a normal truncated at two standard deviations, of variance 2/fan-in after truncation."
+    std = math.sqrt(2 / w[0].numel()) / .87962566103423978
+    return nn.init.trunc_normal_(w, 0., std, -2 * std, 2 * std)
+
+class _SameConv(nn.Conv2d):
+    "A convolution padded as Haiku's 'SAME': when strided, the odd padding goes after the image; he-normal weights, zero bias."
+    def __init__(self, c_in:int, c_out:int, k:int, stride:int=1):
+        super().__init__(c_in, c_out, k, stride, padding=k // 2 if stride == 1 else 0)
+        _he_normal_(self.weight); nn.init.zeros_(self.bias)
+
+    def forward(self, x:Tensor) -> Tensor:
+        if self.stride[0] > 1:
+            k, s = self.kernel_size[0], self.stride[0]
+            pw, ph = (max((-(-n // s) - 1) * s + k - n, 0) for n in (x.shape[-1], x.shape[-2]))   # padding in all, per axis
+            x = F.pad(x, (pw // 2, pw - pw // 2, ph // 2, ph - ph // 2))
+        return super().forward(x)
+
+def _layer(c_in:int, c_out:int, k:int=3, stride:int=1) -> nn.Sequential:
+    "bnn_hmc's `_resnet_layer` without its activation: a 'SAME' convolution and FRN."
+    return nn.Sequential(_SameConv(c_in, c_out, k, stride), FRN(c_out))
+
+class _Block(nn.Module):
+    "bnn_hmc's residual block: act(s(x) + FRN(conv(act(FRN(conv(x)))))), s a strided 1x1 convolution and FRN where the shape changes."
+    def __init__(self, c_in:int, c_out:int, stride:int, act:Activation):
+        super().__init__()
+        self.f1, self.f2, self.act = _layer(c_in, c_out, 3, stride), _layer(c_out, c_out), _ACTIVATIONS[act]()
+        self.short = _layer(c_in, c_out, 1, stride) if stride != 1 or c_in != c_out else nn.Identity()
+
+    def forward(self, x:Tensor) -> Tensor: return self.act(self.short(x) + self.f2(self.act(self.f1(x))))
 
 @rebuildable
 class ResNet20FRN(nn.Module):
-    "ResNet-20 with filter response normalisation (Izmailov et al., 2021): 3 stages of 3 blocks, 16/32/64 channels."
+    "Izmailov et al.'s ResNet-20-FRN (bnn_hmc): 3 stages of 3 residual blocks, 16/32/64 channels, FRN instead of batch norm."
     def __init__(self, in_channels:int=3,
-                 num_classes:int=10): # 0: no head, the 64-d features (an encoder, as for the SS prior of the paper's Table 1)
+                 num_classes:int=10, # 0: no head, the 64-d features (an encoder, as for the SS prior of the paper's Table 1)
+                 activation:Activation|str="swish"):
         super().__init__()
-        layers, c = [nn.Conv2d(in_channels, 16, 3, 1, 1), FRN(16)], 16
+        self.activation = act = as_option(Activation, activation, "activation")
+        layers, c = [_layer(in_channels, 16), _ACTIVATIONS[act]()], 16
         for i, width in enumerate((16, 32, 64)):
             for j in range(3):
-                layers.append(_Block(c, width, 2 if (j == 0 and i > 0) else 1)); c = width
+                layers.append(_Block(c, width, 2 if (j == 0 and i > 0) else 1, act)); c = width
         self.body = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
         self.head, self.dim = nn.Linear(64, num_classes) if num_classes else nn.Identity(), 64
+        if num_classes: _he_normal_(self.head.weight); nn.init.zeros_(self.head.bias)
 
     def forward(self, x:Tensor) -> Tensor: return self.head(self.body(x))
+
+# %% ../nbs/03_models.ipynb #005569e3
+def load_haiku_params(net:ResNet20FRN, params:dict) -> ResNet20FRN: # bnn_hmc's Haiku parameters {module: {name: array}}
+    "Copy the parameters of bnn_hmc's Haiku ResNet-20-FRN (its modules conv2_d_N, frn_N and linear) into `net`; returns `net`."
+    found = {"conv2_d": [], "frn": [], "linear": []}
+    for name in params:
+        m = re.fullmatch(r"(conv2_d|frn|linear)(?:_(\d+))?", name)
+        if m is None: raise ValueError(f"unexpected module {name!r}: bnn_hmc's ResNet-20-FRN has conv2_d_N, frn_N and linear")
+        found[m[1]].append((int(m[2] or 0), name))
+    convs, frns = [m for m in net.modules() if isinstance(m, _SameConv)], [m for m in net.modules() if isinstance(m, FRN)]
+    heads = [net.head] if isinstance(net.head, nn.Linear) else []
+    for kind, ours in (("conv2_d", convs), ("frn", frns), ("linear", heads)):
+        if len(found[kind]) != len(ours) and not (kind == "linear" and not heads):
+            raise ValueError(f"the parameters have {len(found[kind])} {kind} modules where this network has {len(ours)}")
+    t = lambda a, *dims: torch.as_tensor(np.asarray(a, dtype=np.float32)).permute(*dims)   # Haiku is channels-last
+    with torch.no_grad():
+        for mod, (_, name) in zip(convs, sorted(found["conv2_d"])):
+            mod.weight.copy_(t(params[name]["w"], 3, 2, 0, 1)); mod.bias.copy_(t(params[name]["b"], 0))
+        for mod, (_, name) in zip(frns, sorted(found["frn"])):
+            for p in ("gamma", "beta", "tau"): getattr(mod, p).copy_(t(params[name][p], 0, 3, 1, 2))
+        for mod, (_, name) in zip(heads, found["linear"]):
+            mod.weight.copy_(t(params[name]["w"], 1, 0)); mod.bias.copy_(t(params[name]["b"], 0))
+    return net
