@@ -59,3 +59,13 @@ def test_sweep_point_settings_keep_their_types_and_refuse_bad_values():
         try: bench["parse_point"](bad, known)
         except ValueError as e: assert says in str(e), (bad, str(e))
         else: raise AssertionError(f"{bad} was accepted")
+
+
+def test_frn_reference_says_what_it_needs():
+    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "frn_reference.py"), *a], capture_output=True, text=True)
+    bad = run("--images", "0")
+    assert bad.returncode == 2 and bad.stderr.strip().endswith("--images must be at least 1 and --var positive")
+    r = run("--images", "2")
+    try: import jax, haiku  # noqa: F401
+    except ImportError: assert r.returncode == 2 and "pip install jax dm-haiku" in r.stderr.strip().splitlines()[-1]
+    else: assert r.returncode == 0 and r.stdout.strip().endswith("passed")
