@@ -16,7 +16,7 @@ from ._utils import (get_device, as_option, check_number, save_checkpoint, load_
                           rng_state, set_rng_state)
 from .data import check_images, check_labels, as_float
 from .augment import compiled_augment
-from .models import check_channels
+from .models import check_channels, FRN
 from .elbo import ContrastiveELBO, make_task, MeanFieldLinear, task_elbo
 
 # %% auto #0
@@ -118,10 +118,16 @@ class LARS(torch.optim.Optimizer):
         for g in self.param_groups: g.setdefault("clip", False)
 
 # %% ../nbs/07_train.ipynb #c564480d
+_NORMS = (nn.modules.batchnorm._NormBase, nn.GroupNorm, nn.LayerNorm, FRN)   # layers whose parameters LARS leaves alone
+
 def _split_decay(modules) -> tuple[list, list]:
-    "Parameters of `modules` split into (weights with >1 dimension, biases and norm parameters)."
-    params = [p for m in modules for p in m.parameters()]
-    return [p for p in params if p.ndim > 1], [p for p in params if p.ndim <= 1]
+    "Parameters of `modules` split into (weights, biases and normalisation layers' parameters), each once, in module order."
+    weights, others, seen = [], [], set()
+    for m in (sub for mod in modules for sub in mod.modules()):
+        for p in m.parameters(recurse=False):
+            if id(p) in seen: continue
+            seen.add(id(p)); (others if isinstance(m, _NORMS) or p.ndim <= 1 else weights).append(p)
+    return weights, others
 
 def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:PretrainConfig, task_layer=None) -> torch.optim.Optimizer:
     "The optimiser: weight decay on encoder and head weights; log tau, log sigma (and an SS-BNN* task layer) without decay."
