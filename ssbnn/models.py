@@ -120,7 +120,7 @@ class _SameConv(nn.Conv2d):
     def forward(self, x:Tensor) -> Tensor:
         if self.stride[0] > 1:
             k, s = self.kernel_size[0], self.stride[0]
-            pw, ph = (max((-(-n // s) - 1) * s + k - n, 0) for n in (x.shape[-1], x.shape[-2]))   # padding in all, per axis
+            pw, ph = (max((-(-n // s) - 1) * s + k - n, 0) for n in (x.shape[-1], x.shape[-2]))   # total padding per axis
             x = F.pad(x, (pw // 2, pw - pw // 2, ph // 2, ph - ph // 2))
         return super().forward(x)
 
