@@ -106,16 +106,17 @@ class Activation(str, Enum):
 
 _ACTIVATIONS = {Activation.SWISH: nn.SiLU, Activation.RELU: nn.ReLU}
 
-def _he_normal_(w:Tensor) -> Tensor:
-    "Haiku's `he_normal` in place: a normal truncated at two standard deviations, of variance 2/fan-in after truncation."
-    std = math.sqrt(2 / w[0].numel()) / .87962566103423978
-    return nn.init.trunc_normal_(w, 0., std, -2 * std, 2 * std)
+def _haiku_init(layer:nn.Module) -> nn.Module:
+    "`layer` (a convolution or linear layer) initialised as bnn_hmc's: Haiku's `he_normal` weights, zero bias."
+    std = math.sqrt(2 / layer.weight[0].numel()) / .87962566103423978     # variance 2/fan-in after truncation at 2 std
+    nn.init.trunc_normal_(layer.weight, 0., std, -2 * std, 2 * std); nn.init.zeros_(layer.bias)
+    return layer
 
 class _SameConv(nn.Conv2d):
     "A convolution padded as Haiku's 'SAME': when strided, the odd padding goes after the image; he-normal weights, zero bias."
     def __init__(self, c_in:int, c_out:int, k:int, stride:int=1):
         super().__init__(c_in, c_out, k, stride, padding=k // 2 if stride == 1 else 0)
-        _he_normal_(self.weight); nn.init.zeros_(self.bias)
+        _haiku_init(self)
 
     def forward(self, x:Tensor) -> Tensor:
         if self.stride[0] > 1:
@@ -150,8 +151,7 @@ class ResNet20FRN(nn.Module):
             for j in range(3):
                 layers.append(_Block(c, width, 2 if (j == 0 and i > 0) else 1, act)); c = width
         self.body = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
-        self.head, self.dim = nn.Linear(64, num_classes) if num_classes else nn.Identity(), 64
-        if num_classes: _he_normal_(self.head.weight); nn.init.zeros_(self.head.bias)
+        self.head, self.dim = _haiku_init(nn.Linear(64, num_classes)) if num_classes else nn.Identity(), 64
 
     def forward(self, x:Tensor) -> Tensor: return self.head(self.body(x))
 
