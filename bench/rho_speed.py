@@ -1,16 +1,24 @@
-"""Time rho on one GPU: the self-supervised prior for 1,000 pairs x 4,096 samples, and the ResNet-20-FRN BNN prior.
+"""Time rho on one device: the self-supervised prior, and the ResNet-20-FRN BNN prior run six ways.
 
     python bench/rho_speed.py --bnn-samples 512
 
-Uses random 512-d representations and random 32x32 images: the cost does not depend on their values. Writes JSON.
+The BNN prior's networks run either all of a batch at once with vmap (grouped convolutions) or one by one (ordinary
+convolutions), in float32 or bf16, with images in the default or the channels-last memory format. Every variant uses
+the same parameter samples, so their rho differ only by arithmetic; another seed's rho gives the Monte Carlo error for
+scale. Uses random 512-d representations and random 32x32 images: the cost does not depend on their values. Writes JSON.
 """
 import argparse, json, sys, time
 from pathlib import Path
 
+# name: (vectorise, amp, channels_last)
+VARIANTS = {"vmap-fp32": (True, False, False), "vmap-bf16": (True, True, False), "one-by-one-fp32": (False, False, False),
+            "one-by-one-fp32-channels-last": (False, False, True), "one-by-one-bf16": (False, True, False),
+            "one-by-one-bf16-channels-last": (False, True, True)}
 
-def timed(fn, sync):
-    "Seconds for one call of `fn` after a warm-up call."
-    fn(); sync(); t = time.perf_counter(); fn(); sync()
+
+def timed(fn, sync, warmup=None):
+    "Seconds for one call of `fn` after a warm-up call (`warmup`, or `fn` itself)."
+    (warmup or fn)(); sync(); t = time.perf_counter(); fn(); sync()
     return time.perf_counter() - t
 
 
@@ -19,10 +27,16 @@ def main(argv=None):
     p.add_argument("--pairs", type=int, default=1000)
     p.add_argument("--ss-samples", type=int, default=4096)
     p.add_argument("--bnn-samples", type=int, default=512, help="networks timed (the paper's 8,192 scale linearly)")
-    p.add_argument("--bnn-batch", type=int, default=128)
+    p.add_argument("--bnn-batch", type=int, default=128, help="networks whose parameters are drawn at once")
+    p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, of {', '.join(VARIANTS)}")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
+    variants = [v for v in a.variants.split(",") if v]
+    if not variants or any(v not in VARIANTS for v in variants):
+        p.exit(2, f"rho_speed.py: --variants {a.variants!r}: choose among {', '.join(VARIANTS)}\n")
+    if min(a.pairs, a.ss_samples, a.bnn_samples, a.bnn_batch) < 1:
+        p.exit(2, "rho_speed.py: --pairs, --ss-samples, --bnn-samples and --bnn-batch must be positive\n")
     import torch
     from ssbnn.prior import rho_linear, rho_network
     from ssbnn.models import ResNet20FRN
@@ -33,16 +47,27 @@ def main(argv=None):
     t_ss = timed(lambda: rho_linear(fa, fb, n_samples=a.ss_samples, chunk=1024), sync)
     xa, xb = torch.rand(a.pairs, 3, 32, 32, device=dev), torch.rand(a.pairs, 3, 32, 32, device=dev)
     net = ResNet20FRN().to(dev)
-    rho = {}
-    def bnn(amp):
-        rho[amp] = rho_network(net, xa, xb, n_samples=a.bnn_samples, batch=a.bnn_batch, amp=amp, generator=torch.Generator(dev).manual_seed(0))
-    t_bnn, t_bf16 = timed(lambda: bnn(False), sync), timed(lambda: bnn(True), sync)
-    other = rho_network(net, xa, xb, n_samples=a.bnn_samples, batch=a.bnn_batch, generator=torch.Generator(dev).manual_seed(1))
+
+    def bnn(variant, n=a.bnn_samples, seed=0):
+        vectorise, amp, cl = VARIANTS[variant]
+        fmt = torch.channels_last if cl else torch.contiguous_format
+        return rho_network(net, xa.contiguous(memory_format=fmt), xb.contiguous(memory_format=fmt), n_samples=n,
+                           batch=a.bnn_batch, amp=amp, vectorise=vectorise, generator=torch.Generator(dev).manual_seed(seed))
+    rho, seconds = {}, {}
+    for v in variants:
+        seconds[v] = timed(lambda: rho.__setitem__(v, bnn(v)), sync, warmup=lambda: bnn(v, n=min(a.bnn_batch, a.bnn_samples)))
+        print(f"{v:>30}: {seconds[v]:.2f} s for {a.bnn_samples} networks x {a.pairs} pairs "
+              f"({seconds[v] * 8192 / a.bnn_samples:.1f} s for 8,192)", flush=True)
+    ref = rho[variants[0]]
+    fastest = min(seconds, key=seconds.get)
     res = {"pairs": a.pairs, "ss_samples": a.ss_samples, "seconds_rho_ss": t_ss, "bnn_samples": a.bnn_samples, "bnn_batch": a.bnn_batch,
-           "bnn_network": f"ResNet20FRN(activation={net.activation.value!r})", "seconds_rho_bnn": t_bnn, "seconds_rho_bnn_8192_extrapolated": t_bnn * 8192 / a.bnn_samples,
-           "seconds_rho_bnn_bf16": t_bf16, "seconds_rho_bnn_bf16_8192_extrapolated": t_bf16 * 8192 / a.bnn_samples,
-           "max_rho_change_bf16": (rho[True] - rho[False]).abs().max().item(),           # the same parameter samples
-           "max_rho_change_other_seed": (other - rho[False]).abs().max().item(),         # Monte Carlo error, for scale
+           "bnn_network": f"ResNet20FRN(activation={net.activation.value!r})",
+           "variants": {v: {"vectorise": VARIANTS[v][0], "amp": VARIANTS[v][1], "channels_last": VARIANTS[v][2],
+                            "seconds": seconds[v], "seconds_8192_extrapolated": seconds[v] * 8192 / a.bnn_samples,
+                            f"max_rho_change_vs_{variants[0]}": (rho[v] - ref).abs().max().item()} for v in variants},
+           "fastest": fastest, "seconds_rho_bnn_8192_extrapolated": seconds[fastest] * 8192 / a.bnn_samples,
+           "goal_seconds_8192": 60, "passed": seconds[fastest] * 8192 / a.bnn_samples <= 60,
+           "max_rho_change_other_seed": (bnn(variants[0], seed=1) - ref).abs().max().item(),   # Monte Carlo error, for scale
            "device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu", "torch": torch.__version__,
            "command": "python bench/rho_speed.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     print(json.dumps(res, indent=1))

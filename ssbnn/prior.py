@@ -68,21 +68,29 @@ def sample_params(model:nn.Module, n:int, prior:str="gaussian", var:float=0.2, g
     return out
 
 # %% ../nbs/11_prior.ipynb #bc0f8aee
+def _logits(model, params, x, vectorise):
+    "Logits `(k,N,C)` of the `k` networks whose stacked parameters are `params`, on the same images `x` `(N,C,H,W)`."
+    from torch.func import functional_call, vmap
+    if vectorise: return vmap(lambda p: functional_call(model, p, (x,)), randomness="same")(params)
+    fmt = torch.channels_last if x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last) else torch.contiguous_format
+    return torch.stack([functional_call(model, {n: v[i].contiguous(memory_format=fmt) if v.dim() == 5 else v[i]
+                                                for n, v in params.items()}, (x,))
+                        for i in range(len(next(iter(params.values()))))])
+
 def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two images of each pair (P,C,H,W)
                 n_samples:int=8192, prior:str="gaussian", var:float=0.2, # the parameter prior
-                batch:int=64, # networks evaluated at once with vmap
+                batch:int=64, # networks whose parameters are drawn at once
                 generator=None,
                 amp:bool=False, # bf16 autocast of the networks' forward passes (for GPUs); softmax and sums stay float32
+                vectorise:bool=True, # run a batch's networks at once with vmap (grouped convolutions), else one by one
                ) -> Tensor:
     "rho `(P,)` under a prior over all the parameters of `model`, by Monte Carlo over stacked parameter samples."
-    from torch.func import functional_call, vmap
     x = torch.cat([x_a, x_b]).to(next(model.parameters()).device)
-    run = vmap(lambda params: functional_call(model, params, (x,)), randomness="same")
     total, p = 0., len(x_a)
     with torch.no_grad(), torch.autocast(x.device.type, dtype=torch.bfloat16, enabled=amp):
         for s in range(0, n_samples, batch):
-            k = min(batch, n_samples - s)
-            probs = torch.softmax(run(sample_params(model, k, prior, var, generator)).float(), -1)   # (k, 2P, C)
+            params = sample_params(model, min(batch, n_samples - s), prior, var, generator)
+            probs = torch.softmax(_logits(model, params, x, vectorise).float(), -1)                # (k, 2P, C)
             total = total + (probs[:, :p] * probs[:, p:]).sum(-1).sum(0)
     return total / n_samples
 

@@ -69,3 +69,16 @@ def test_frn_reference_says_what_it_needs():
     import importlib.util
     if all(importlib.util.find_spec(m) for m in ("jax", "haiku")): assert r.returncode == 0 and r.stdout.strip().endswith("passed")
     else: assert r.returncode == 2 and "pip install jax dm-haiku" in r.stderr.strip().splitlines()[-1]
+
+
+def test_rho_speed_variants_agree_and_bad_variants_exit_2(tmp_path):
+    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "rho_speed.py"), "--device", "cpu", "--pairs", "6",
+                                     "--ss-samples", "32", "--bnn-samples", "3", "--bnn-batch", "2", *a], capture_output=True, text=True)
+    bad = run("--variants", "vmap-fp32,vmap-fp64")
+    assert bad.returncode == 2 and "choose among vmap-fp32" in bad.stderr.strip().splitlines()[-1]
+    assert run("--bnn-batch", "0").returncode == 2
+    r = run("--variants", "vmap-fp32,one-by-one-fp32", "--out", str(tmp_path / "r.json"))
+    assert r.returncode == 0, r.stderr
+    rec = json.loads((tmp_path / "r.json").read_text())
+    assert set(rec["variants"]) == {"vmap-fp32", "one-by-one-fp32"} and rec["fastest"] in rec["variants"]
+    assert rec["variants"]["one-by-one-fp32"]["max_rho_change_vs_vmap-fp32"] < 1e-5 < rec["max_rho_change_other_seed"]

@@ -61,9 +61,9 @@ def test_prior_script_runs_on_cpu(tmp_path):
     out = tmp_path / "prior.json"
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "prior_cifar.py"), "--archive", str(ARCHIVE), "--limit", "600",
                         "--epochs", "0.5", "--pairs", "20", "--ss-samples", "64", "--bnn-samples", "4", "--bnn-batch", "4",
-                        "--device", "cpu", "--out", str(out)], capture_output=True, text=True, timeout=600)
+                        "--one-by-one", "--channels-last", "--device", "cpu", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads(out.read_text())
     for name in ("self-supervised", "BNN, gaussian", "BNN, laplace"):
         assert 0 <= res[name]["alpha"] <= 1 and len(res[name]["interval_95"]) == 2
-    assert out.with_suffix(".png").exists()
+    assert out.with_suffix(".png").exists() and res["bnn_one_by_one"] and res["bnn_channels_last"]
