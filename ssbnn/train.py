@@ -131,15 +131,16 @@ def _split_decay(modules) -> tuple[list, list]:
 
 def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:PretrainConfig, task_layer=None) -> torch.optim.Optimizer:
     "The optimiser: weight decay on encoder and head weights; log tau, log sigma (and an SS-BNN* task layer) without decay."
-    extra = [] if task_layer is None else [{"params": list(task_layer.parameters()), "lr": config.lr, "weight_decay": 0., "lars": False}]
+    task = [] if task_layer is None else [{"params": list(task_layer.parameters()), "weight_decay": 0.}]
     var = [{"params": list(elbo.parameters()), "lr": config.var_lr, "weight_decay": 0., "lars": False}]
     var = [g for g in var if g["params"]]                     # NT-Xent has no variational parameters
     if as_option(Optimizer, config.optimizer, "optimizer") is Optimizer.ADAMW:
         groups = [{"params": [*encoder.parameters(), *head.parameters()], "lr": config.lr, "weight_decay": config.weight_decay}]
-        return torch.optim.AdamW(groups + var + extra)
+        return torch.optim.AdamW(groups + var + task)
     weights, others = _split_decay([encoder, head])
     groups = [{"params": weights, "weight_decay": config.weight_decay}, {"params": others, "weight_decay": 0., "lars": False}]
-    return LARS(groups + var + extra, lr=config.lr, momentum=config.momentum, trust_coefficient=config.lars_trust, clip=config.lars_clip)
+    task = [{**g, "clip": False} for g in task]               # trust-scaled steps, whatever alpha scales its gradient by
+    return LARS(groups + var + task, lr=config.lr, momentum=config.momentum, trust_coefficient=config.lars_trust, clip=config.lars_clip)
 
 # %% ../nbs/07_train.ipynb #13fabddd
 def warmup_cosine(total:int, warmup:int, start:float=0.01):
