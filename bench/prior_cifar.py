@@ -3,7 +3,7 @@
     python bench/prior_cifar.py --archive cifar10_train.npz --model runs/c10-200/model      # a pretrained SS-BNN
     python bench/prior_cifar.py --archive cifar10_train.npz --epochs 200                      # or pretrain here
 
-Pretraining here follows appendix C: the BNN baseline's ResNet-20-FRN as the encoder, tasks of 500 images.
+Pretraining here follows appendix B.3: the BNN baseline's ResNet-20-FRN as the encoder, tasks of 500 images.
 
 Pairs (augmented view, same class, different class) come from held-out images. Writes a JSON with every figure
 (alpha and its bootstrap interval per prior, the time of rho for the SS prior) and the KDE figure next to it.

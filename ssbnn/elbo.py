@@ -19,7 +19,7 @@ __all__ = ['VariationalMean', 'ContrastiveTask', 'task_labels', 'make_task', 'va
 
 # %% ../nbs/04_elbo.ipynb #e6dc7ca1
 class VariationalMean(str, Enum):
-    "Mean of row i of q(W^c), before dividing by tau: the paper's choice and the ablations of its appendix D."
+    "Mean of row i of q(W^c), before dividing by tau: the paper's choice and the ablations of its appendix C."
     MEAN = "mean"     # 0.5 (z_i^A + z_i^B), the paper's choice
     VIEW_A = "view_a" # z_i^A, one view only
     ZERO = "zero"     # 0, a data-independent mean
