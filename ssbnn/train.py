@@ -131,7 +131,7 @@ def _split_decay(modules) -> tuple[list, list]:
 
 def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:PretrainConfig, task_layer=None) -> torch.optim.Optimizer:
     "The optimiser: weight decay on encoder and head weights; log tau, log sigma (and an SS-BNN* task layer) without decay."
-    task = [] if task_layer is None else [{"params": list(task_layer.parameters()), "weight_decay": 0.}]
+    task = [] if task_layer is None else [{"params": list(task_layer.parameters()), "lr": config.lr, "weight_decay": 0.}]
     var = [{"params": list(elbo.parameters()), "lr": config.var_lr, "weight_decay": 0., "lars": False}]
     var = [g for g in var if g["params"]]                     # NT-Xent has no variational parameters
     if as_option(Optimizer, config.optimizer, "optimizer") is Optimizer.ADAMW:
