@@ -90,7 +90,7 @@ def main(argv=None):
     chosen = {"ss-bnn-bald": lambda: ActiveMethod("ss-bnn-bald", learners["ss-bnn"], "bald"),
               "simclr-entropy": lambda: ActiveMethod("simclr-entropy", learners["simclr"], "entropy"),
               "ss-bnn-random": lambda: ActiveMethod("ss-bnn-random", learners["ss-bnn"], "random"),
-              "ensemble-bald": lambda: ActiveMethod("ensemble-bald", MethodLearner("deep-ensemble", CIFARResNet18, CropFlip(), MAPConfig(device=str(device)), a.members), "bald")}
+              "ensemble-bald": lambda: ActiveMethod("ensemble-bald", MethodLearner("deep-ensemble", CIFARResNet18, CropFlip(), MAPConfig(device=str(device), restore_best=False), a.members), "bald")}
     cfg = ActiveConfig(initial=a.initial, val=a.val_labels, step=a.step, budget=a.budget, seeds=a.seeds, seed=a.first_seed)
     main_methods = [chosen[m]() for m in methods if m != "ensemble-bald"]
     result = active_learning(main_methods, data, cfg) if main_methods else {"records": [], "acquired": {}, "meta": {}}

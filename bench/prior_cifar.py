@@ -1,7 +1,7 @@
 """Table 1 of the paper on CIFAR-10: prior evaluation scores of BNN priors (ResNet-20-FRN) and the self-supervised prior.
 
-    python bench/prior_cifar.py --archive cifar10_train.npz --model runs/c10-200/model      # a pretrained SS-BNN
-    python bench/prior_cifar.py --archive cifar10_train.npz --epochs 200                      # or pretrain here
+    python bench/prior_cifar.py --archive cifar10_train.npz --epochs 1000                     # pretrain the SS prior here
+    python bench/prior_cifar.py --archive cifar10_train.npz --model runs/c10-1000/model     # or score an ssbnn-pretrain model (ResNet-18)
 
 Pretraining here follows appendix B.3: the BNN baseline's ResNet-20-FRN as the encoder, tasks of 500 images.
 
@@ -16,7 +16,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--archive", type=Path, required=True)
     p.add_argument("--model", type=Path, default=None, help="a model folder from ssbnn-pretrain (or an older model.pt) (else pretrain --epochs here)")
-    p.add_argument("--epochs", type=float, default=200)
+    p.add_argument("--epochs", type=float, default=1000, help="pretraining epochs of the SS prior's encoder (default 1000, the paper's)")
     from ssbnn.experiments.cifar import Encoder
     p.add_argument("--encoder", default="resnet20-frn", choices=[e.value for e in Encoder], help="encoder pretrained here: 'resnet20-frn' (default, the paper's for Table 1) or 'resnet18'")
     p.add_argument("--batch-size", type=int, default=500, help="task size of that pretraining (default 500, the paper's for Table 1)")

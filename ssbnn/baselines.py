@@ -38,6 +38,7 @@ class MAPConfig:
     device: str = "auto" # 'auto', 'cpu', 'cuda', ...
     amp: bool = True # bf16 autocast of the training steps on CUDA; ignored elsewhere
     compile: bool = False # torch.compile the network for its training steps (CUDA only; the CIFAR setup turns it on)
+    restore_best: bool = True # keep the best validation epoch's weights, else those at the stop (the CIFAR setup's choice)
 
 def _epoch(model, opt, x, y, batch_size, augment, gen, amp:bool=False):
     "One pass over the labelled images in random order, with augmentation (bf16 autocast on CUDA if `amp`)."
@@ -61,7 +62,7 @@ def train_map(model:nn.Module, # a classifier returning logits
               config:MAPConfig|None=None,
               progress:bool=False,
              ) -> list[float]:
-    "Train `model` by MAP with early stopping on the validation loss; restores the best epoch. Returns validation losses."
+    "Train `model` by MAP with early stopping on the validation loss (`restore_best`: then back to the best epoch). Returns validation losses."
     config = config or MAPConfig()
     device = get_device(config.device)
     gen = torch.Generator(device).manual_seed(config.seed)
@@ -76,7 +77,8 @@ def train_map(model:nn.Module, # a classifier returning logits
         if losses[-1] < best[0]: best = (losses[-1], copy.deepcopy(model.state_dict()))
         rising = rising + 1 if len(losses) > 1 and losses[-1] > losses[-2] else 0
         if epoch + 1 >= config.min_epochs and rising >= config.patience: break
-    model.load_state_dict(best[1]); model.eval()
+    if config.restore_best: model.load_state_dict(best[1])
+    model.eval()
     return losses
 
 # %% ../nbs/10_baselines.ipynb #0f4e84af
