@@ -17,9 +17,9 @@ VARIANTS = {"vmap-fp32": (True, False, False), "vmap-bf16": (True, True, False),
 
 
 def timed(fn, sync, warmup=None):
-    "Seconds for one call of `fn` after a warm-up call (`warmup`, or `fn` itself)."
-    (warmup or fn)(); sync(); t = time.perf_counter(); fn(); sync()
-    return time.perf_counter() - t
+    "(seconds, result) of one call of `fn` after a warm-up call (`warmup`, or `fn` itself)."
+    (warmup or fn)(); sync(); t = time.perf_counter(); out = fn(); sync()
+    return time.perf_counter() - t, out
 
 
 def main(argv=None):
@@ -44,7 +44,7 @@ def main(argv=None):
     dev = get_device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     fa, fb = torch.randn(a.pairs, 512, device=dev), torch.randn(a.pairs, 512, device=dev)
-    t_ss = timed(lambda: rho_linear(fa, fb, n_samples=a.ss_samples, chunk=1024), sync)
+    t_ss, _ = timed(lambda: rho_linear(fa, fb, n_samples=a.ss_samples, chunk=1024), sync)
     xa, xb = torch.rand(a.pairs, 3, 32, 32, device=dev), torch.rand(a.pairs, 3, 32, 32, device=dev)
     net = ResNet20FRN().to(dev)
 
@@ -55,7 +55,7 @@ def main(argv=None):
                            batch=a.bnn_batch, amp=amp, vectorise=vectorise, generator=torch.Generator(dev).manual_seed(seed))
     rho, seconds = {}, {}
     for v in variants:
-        seconds[v] = timed(lambda: rho.__setitem__(v, bnn(v)), sync, warmup=lambda: bnn(v, n=min(a.bnn_batch, a.bnn_samples)))
+        seconds[v], rho[v] = timed(lambda: bnn(v), sync, warmup=lambda: bnn(v, n=min(a.bnn_batch, a.bnn_samples)))
         print(f"{v:>30}: {seconds[v]:.2f} s for {a.bnn_samples} networks x {a.pairs} pairs "
               f"({seconds[v] * 8192 / a.bnn_samples:.1f} s for 8,192)", flush=True)
     ref = rho[variants[0]]

@@ -74,7 +74,7 @@ def train_map(model:nn.Module, # a classifier returning logits
     for epoch in tqdm(range(config.max_epochs), disable=not progress, desc="MAP", leave=False):
         _epoch(step_model, opt, x, y, config.batch_size, augment, gen, config.amp)
         losses.append(_val_loss(model, xv, yv))                                 # float32, uncompiled: early stopping is exact
-        if losses[-1] < best[0]: best = (losses[-1], copy.deepcopy(model.state_dict()))
+        if config.restore_best and losses[-1] < best[0]: best = (losses[-1], copy.deepcopy(model.state_dict()))
         rising = rising + 1 if len(losses) > 1 and losses[-1] > losses[-2] else 0
         if epoch + 1 >= config.min_epochs and rising >= config.patience: break
     if config.restore_best: model.load_state_dict(best[1])

@@ -68,14 +68,13 @@ def sample_params(model:nn.Module, n:int, prior:str="gaussian", var:float=0.2, g
     return out
 
 # %% ../nbs/11_prior.ipynb #bc0f8aee
-def _logits(model, params, x, vectorise):
+def _logits(model, params, k, x, vectorise):
     "Logits `(k,N,C)` of the `k` networks whose stacked parameters are `params`, on the same images `x` `(N,C,H,W)`."
     from torch.func import functional_call, vmap
     if vectorise: return vmap(lambda p: functional_call(model, p, (x,)), randomness="same")(params)
-    fmt = torch.channels_last if x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last) else torch.contiguous_format
-    return torch.stack([functional_call(model, {n: v[i].contiguous(memory_format=fmt) if v.dim() == 5 else v[i]
-                                                for n, v in params.items()}, (x,))
-                        for i in range(len(next(iter(params.values()))))])
+    fmt = torch.channels_last if x.is_contiguous(memory_format=torch.channels_last) else torch.contiguous_format
+    same_format = lambda w: w.contiguous(memory_format=fmt) if w.dim() == 4 else w       # convolution weights follow x
+    return torch.stack([functional_call(model, {n: same_format(v[i]) for n, v in params.items()}, (x,)) for i in range(k)])
 
 def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two images of each pair (P,C,H,W)
                 n_samples:int=8192, prior:str="gaussian", var:float=0.2, # the parameter prior
@@ -89,8 +88,8 @@ def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two
     total, p = 0., len(x_a)
     with torch.no_grad(), torch.autocast(x.device.type, dtype=torch.bfloat16, enabled=amp):
         for s in range(0, n_samples, batch):
-            params = sample_params(model, min(batch, n_samples - s), prior, var, generator)
-            probs = torch.softmax(_logits(model, params, x, vectorise).float(), -1)                # (k, 2P, C)
+            k = min(batch, n_samples - s)
+            probs = torch.softmax(_logits(model, sample_params(model, k, prior, var, generator), k, x, vectorise).float(), -1)   # (k, 2P, C)
             total = total + (probs[:, :p] * probs[:, p:]).sum(-1).sum(0)
     return total / n_samples
 

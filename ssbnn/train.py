@@ -139,7 +139,7 @@ def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:Pre
         return torch.optim.AdamW(groups + var + task)
     weights, others = _split_decay([encoder, head])
     groups = [{"params": weights, "weight_decay": config.weight_decay}, {"params": others, "weight_decay": 0., "lars": False}]
-    task = [{**g, "clip": False} for g in task]               # trust-scaled steps, whatever alpha scales its gradient by
+    task = [{**g, "clip": False} for g in task]               # trust-scaled steps: alpha's scale of its gradient cancels
     return LARS(groups + var + task, lr=config.lr, momentum=config.momentum, trust_coefficient=config.lars_trust, clip=config.lars_clip)
 
 # %% ../nbs/07_train.ipynb #13fabddd
