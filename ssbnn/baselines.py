@@ -305,9 +305,9 @@ class Labelled:
     map_config: MAPConfig = field(default_factory=MAPConfig)
     swag_config: SWAGConfig = field(default_factory=SWAGConfig)
     members: int = 5 # deep-ensemble members
-    ssbnns: list = field(default_factory=list) # pretrained SS-BNNs: the first is the SS-BNN, all of them its ensemble
+    ssbnns: list = field(default_factory=list) # pretrained SS-BNNs: the first is the SS-BNN, the first `ss_members` its ensemble
     make_star: Callable|None = None # seed -> an SS-BNN* pretrained with (x, y)
-    star_members: int = 3 # SS-BNN*s in the SS-BNN* ensemble
+    ss_members: int = 3 # members of an SS-BNN or SS-BNN* ensemble
     fitted: dict = field(default_factory=dict, repr=False) # what has been fitted on this subset, by name
 
     def data(self) -> tuple:
@@ -326,9 +326,11 @@ def map(self:Labelled) -> MAPClassifier:
 
 @patch
 def ss(self:Labelled, k:int|None=None) -> list:
-    "The first `k` pretrained SS-BNNs (default: all), each fitted on this subset (once)."
+    "The first `k` pretrained SS-BNNs (default: all), each fitted on this subset (once, when first needed)."
     if not self.ssbnns: raise ValueError("the self-supervised methods need pretrained SS-BNNs in Labelled.ssbnns")
-    return self.once("ss", lambda: [m.fit(*self.data()) for m in self.ssbnns])[:k]
+    done = self.fitted.setdefault("ss", [])
+    for m in self.ssbnns[len(done):k]: done.append(m.fit(*self.data()))
+    return done[:k]
 
 @patch
 def stars(self:Labelled, k:int) -> list:
@@ -367,8 +369,8 @@ METHODS = {
     "ss-bnn":           MethodSpec("SS-BNN", dict(color="C0", ls="-", marker="o", lw=2.5), lambda d: Average(d.ss(1))),
     "ss-map":           MethodSpec("SS readout (MAP)", dict(color="C9", ls=":", marker="x", lw=1.5), lambda d: Average(d.ss(1), laplace=False)),
     "ss-bnn*":          MethodSpec("SS-BNN*", dict(color="C2", ls="-", marker="o"), lambda d: Average(d.stars(1))),
-    "ss-bnn-ensemble":  MethodSpec("SS-BNN Ensemble", dict(color="C0", ls="--", marker="D"), lambda d: Average(d.ss())),
-    "ss-bnn*-ensemble": MethodSpec("SS-BNN* Ensemble", dict(color="C2", ls="--", marker="D"), lambda d: Average(d.stars(d.star_members))),
+    "ss-bnn-ensemble":  MethodSpec("SS-BNN Ensemble", dict(color="C0", ls="--", marker="D"), lambda d: Average(d.ss(d.ss_members))),
+    "ss-bnn*-ensemble": MethodSpec("SS-BNN* Ensemble", dict(color="C2", ls="--", marker="D"), lambda d: Average(d.stars(d.ss_members))),
     "map":              MethodSpec("MAP", dict(color="C3", ls="-", marker="s", lw=2.5), lambda d: d.map()),
     "ll-laplace":       MethodSpec("LL Laplace", dict(color="C1", ls=":", marker="x", lw=1.5), lambda d: LastLayerLaplace(d.map()).fit(*d.data())),
     "swag":             MethodSpec("SWAG", dict(color="C5", ls="-", marker="^"), lambda d: SWAG(d.map(), d.swag_config).fit(*d.data())),

@@ -174,6 +174,8 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument("--budgets", type=_budgets, default=None, help=f"label budgets (default: digits {','.join(map(str, EvalConfig.budgets))}; "
                    f"cifar10 {','.join(map(str, EvalConfig.cifar10().budgets))})")
     add_options(p, EvalConfig, ["seeds", "ensemble", "ss_ensemble"])
+    p.add_argument("--pretrain-seeds", type=_number(int, **EvalConfig.LIMITS["seeds"]), default=None, help="SS-BNN pretrainings the "
+                   "label seeds take in turn (default: one per seed, as the paper's standard errors need; 1 shares one between them)")
     p.add_argument("--methods", default=",".join(EvalConfig.methods), help="comma-separated names of registered methods "
                    f"(default {','.join(EvalConfig.methods)})")
     p.add_argument("--corruptions", default="all", help="'all', 'none' or a comma-separated list")
@@ -202,7 +204,7 @@ def _eval_setup(a) -> tuple:
     elif a.root: data = load_cifar_splits("cifar10", root=a.root, download=a.download)
     else: raise ValueError("--data cifar10 needs --root DIR (with --download) or --archive FILE")
     ood = load_svhn(a.svhn_root, download=a.download) if a.svhn_root else None
-    setup = cifar10_setup(data, ood=ood, device=a.device, **epochs)
+    setup = cifar10_setup(data, ood=ood, ood_name="svhn" if a.svhn_root else None, device=a.device, **epochs)
     models = [load_model(p, data.num_classes, a.device, seed=k) for k, p in enumerate(a.model or [])]
     for p, m in zip(a.model or [], models): check_unseen(m, data, p)
     return setup, models or None
@@ -214,7 +216,7 @@ def evaluate_main(argv=None) -> int:
         get_device(a.device)
         names = tuple(CORRUPTIONS) if a.corruptions == "all" else () if a.corruptions == "none" else tuple(a.corruptions.split(","))
         kw = dict(seeds=a.seeds, methods=tuple(m.strip() for m in a.methods.split(",") if m.strip()), ensemble=a.ensemble,
-                  ss_ensemble=a.ss_ensemble, corruptions=names, **({"budgets": tuple(a.budgets)} if a.budgets else {}))
+                  ss_ensemble=a.ss_ensemble, pretrain_seeds=a.pretrain_seeds, corruptions=names, **({"budgets": tuple(a.budgets)} if a.budgets else {}))
         cfg = EvalConfig(**kw) if a.data == "digits" else EvalConfig.cifar10(**kw)
         setup, models = _eval_setup(a)
         cfg.label_counts(len(setup.data.y_train), setup.data.num_classes)

@@ -25,9 +25,9 @@ from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
 # %% auto #0
-__all__ = ['LAPLACE_PAIRS', 'Setup', 'digits_setup', 'cifar10_setup', 'score', 'EvalConfig', 'labelled', 'run_evaluation',
-           'paper_tables', 'paper_value', 'evaluation_tables', 'write_evaluation', 'laplace_table', 'main_report',
-           'write_main_job']
+__all__ = ['POOLED', 'LAPLACE_PAIRS', 'Setup', 'digits_setup', 'cifar10_setup', 'score', 'EvalConfig', 'labelled',
+           'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note', 'evaluation_tables',
+           'corruption_note', 'write_evaluation', 'laplace_table', 'main_report', 'write_main_job']
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #3f8c0a6c
 @dataclass
@@ -41,6 +41,7 @@ class Setup:
     ood: Tensor # OOD images, same layout as data.x_test
     map_config: MAPConfig = field(default_factory=MAPConfig)
     swag_config: SWAGConfig = field(default_factory=SWAGConfig)
+    ood_name: str = "custom" # what `ood` is, kept in every OOD record: only 'svhn' is the paper's OOD set (Table 2)
 
 def digits_setup(epochs:float=PretrainConfig.epochs, # pretraining epochs over the 1,257 unlabelled digits
                  batch_size:int=PretrainConfig.batch_size, # images per contrastive task, M
@@ -50,19 +51,22 @@ def digits_setup(epochs:float=PretrainConfig.epochs, # pretraining epochs over t
     device = str(get_device(device))
     return Setup(load_digits_splits(), lambda seed: SSBNN(device=device, seed=seed),
                  PretrainConfig(epochs=epochs, batch_size=batch_size, device=device), DigitsCNN, DigitsAugment.mild(),
-                 photo_patches(360), MAPConfig(device=device))
+                 photo_patches(360), MAPConfig(device=device), ood_name="photo patches")
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #34352d23
 def cifar10_setup(data:ImageSplits, # CIFAR-10 splits (`data.load_cifar_splits` or `data.archive_splits`)
                   epochs:float|None=None, # pretraining epochs; default the recipe's (`PretrainConfig.for_cifar10`: the paper's 1000)
                   ood=None, # OOD images (e.g. `data.load_svhn`); default: the digits as 32x32 colour images
+                  ood_name:str|None=None, # what `ood` is ('svhn' puts the paper's AUROC beside ours); needed when `ood` is given
                   device="auto", **pretrain_kwargs) -> Setup:
-    "CIFAR-10 with the paper's recipe; OOD: SVHN if given, else scikit-learn's digits as 32x32 colour images."
+    "CIFAR-10 with the paper's recipe; OOD: the given set (e.g. SVHN), else scikit-learn's digits as 32x32 colour images."
     from ssbnn.experiments.cifar import cifar_ssbnn
+    if ood is not None and not ood_name: raise ValueError("name the OOD set you pass (ood_name='svhn' for the paper's, or what it is)")
     device = str(get_device(device))
     return Setup(data, lambda seed: cifar_ssbnn(data.num_classes, device=device, seed=seed),
                  PretrainConfig.for_cifar10(**({"epochs": epochs} if epochs else {}), device=device, **pretrain_kwargs), CIFARResNet18, CropFlip(),
-                 digits_as_ood() if ood is None else ood, MAPConfig(device=device, compile=True, restore_best=False))  # the paper's MAP numbers fit the weights at the stop (`baselines`)
+                 digits_as_ood() if ood is None else ood, MAPConfig(device=device, compile=True, restore_best=False),  # the paper's MAP numbers fit the weights at the stop (`baselines`)
+                 ood_name="digits" if ood is None else ood_name.lower())
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #4adee08c
 def _uint8(x:Tensor) -> np.ndarray:
@@ -81,6 +85,8 @@ def score(predict, # callable(images) -> probabilities (N,C)
     return r
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #88764f7d
+POOLED = ("ss-bnn", "ss-map", "ss-bnn-ensemble")   # methods that fit readouts on SS-BNNs pretrained once per run (SS-BNN* pretrains per subset)
+
 @dataclass
 class EvalConfig:
     "What to evaluate: budgets, seeds, methods and their sizes; the defaults are the paper's protocol on the digits."
@@ -91,6 +97,7 @@ class EvalConfig:
     methods: tuple = ("ss-bnn", "ss-map", "ss-bnn-ensemble", "map", "ll-laplace", "deep-ensemble", "swag") # names of `METHODS`
     ensemble: int = 5 # members of the deep ensemble
     ss_ensemble: int = 3 # pretraining seeds in an SS-BNN(*) ensemble
+    pretrain_seeds: int|None = None # SS-BNN pretrainings the label seeds take in turn (None: one per seed, as the paper's standard errors need)
     corruptions: tuple = tuple(CORRUPTIONS) # corruptions averaged for OOD generalisation (empty: skip)
     severity: int = 5 # corruption severity
     ood: bool = True # score OOD detection against the setup's OOD set
@@ -101,7 +108,8 @@ class EvalConfig:
 
     def __post_init__(self):
         for name, limits in self.LIMITS.items(): check_number(name, getattr(self, name), **limits)
-        if self.full_seeds is not None: check_number("full_seeds", self.full_seeds, **self.LIMITS["seeds"])
+        for name in ("full_seeds", "pretrain_seeds"):
+            if getattr(self, name) is not None: check_number(name, getattr(self, name), **self.LIMITS["seeds"])
         if not self.budgets: raise ValueError("budgets is empty; give at least one, e.g. (10, 50, 'all')")
         self.methods = tuple(as_option(Method, m, "method").value for m in self.methods)
         bad = [c for c in self.corruptions if c not in CORRUPTIONS]
@@ -121,6 +129,12 @@ class EvalConfig:
         "Runs at a budget of `count` labels out of `n` training images: `full_seeds` when every image is labelled."
         return self.full_seeds if count == n and self.full_seeds is not None else self.seeds
 
+    def pretrainings(self) -> tuple[int, int]:
+        "(SS-BNNs to pretrain, how many of them the label seeds take in turn); (0, 0) when no method uses them."
+        if not any(m in self.methods for m in POOLED): return 0, 0
+        turn = self.pretrain_seeds or max(self.seeds, self.full_seeds or 0)
+        return max(turn, self.ss_ensemble if "ss-bnn-ensemble" in self.methods else 1), turn
+
     @classmethod
     def cifar10(cls, **kw):
         "The paper's protocol on CIFAR-10: budgets of 50, 500, 5,000 and all labels."
@@ -128,18 +142,27 @@ class EvalConfig:
 
     @classmethod
     def main_job(cls, **kw):
-        "The `ssbnn` command: SS-BNN, its MAP readout, MAP and LL Laplace; no corruptions, no OOD; one run with all labels."
-        return cls(**{**dict(methods=("ss-bnn", "ss-map", "map", "ll-laplace"), corruptions=(), ood=False, full_seeds=1), **kw})
+        "The `ssbnn` command: SS-BNN, its MAP readout, MAP and LL Laplace; no corruptions, no OOD; one run with all labels; one pretraining."
+        return cls(**{**dict(methods=("ss-bnn", "ss-map", "map", "ll-laplace"), corruptions=(), ood=False, full_seeds=1, pretrain_seeds=1), **kw})
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #77b3e913
 def _pretrained(setup:Setup, cfg:EvalConfig, progress:bool, pretrained=None, checkpoint=None) -> list:
-    "The pretrained SS-BNNs: the given ones, or one (or `ss_ensemble`) pretrained here; the first resumes from `checkpoint`."
+    "The pretrained SS-BNNs: the given ones, or `cfg.pretrainings()` pretrained here with seeds seed, seed+1, ...; the first resumes from `checkpoint`."
     if pretrained: return list(pretrained)
-    k = cfg.ss_ensemble if "ss-bnn-ensemble" in cfg.methods else 1
-    if not any(m in cfg.methods for m in ("ss-bnn", "ss-map", "ss-bnn-ensemble")): k = 0
     return [setup.make_ssbnn(cfg.seed + j).pretrain(setup.data.x_train, replace(setup.pretrain, seed=cfg.seed + j), progress=progress,
                                                     checkpoint=checkpoint if j == 0 else None)
-            for j in range(k)]
+            for j in range(cfg.pretrainings()[0])]
+
+def _turn(ssbnns:list, k:int, turn:int) -> list:
+    "The pretrained SS-BNNs as the `k`-th label seed sees them: from its own (number `k` mod `turn`) on, then the others."
+    j = k % min(turn, len(ssbnns)) if ssbnns and turn else 0
+    return ssbnns[j:] + ssbnns[:j]
+
+def _used(fitted, ssbnns:list) -> dict:
+    "Which of the run's pretrained SS-BNNs (by index) a fitted method predicts with: {'pretrainings': [...]}, or {}."
+    index = {id(m): i for i, m in enumerate(ssbnns)}
+    used = [index[id(m)] for m in getattr(fitted, "models", []) if id(m) in index]
+    return {"pretrainings": used} if used else {}
 
 def _star(setup:Setup, x, y, seed:int, progress:bool) -> SSBNN:
     "An SS-BNN* pretrained with the labelled subset (x, y)."
@@ -169,16 +192,17 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     t_pre, records = time.time() - t0, []
     with warnings.catch_warnings():                          # a pick on a grid edge is recorded ('prior_on_edge') and reported
         warnings.simplefilter("ignore", PriorEdgeWarning)
-        for n, s in tqdm([(n, cfg.seed + k) for n in counts for k in range(cfg.seeds_for(n, len(d.y_train)))], disable=not progress, desc="evaluate", leave=False):
-            sub = labelled(setup, cfg, n, s, ss, progress)
+        for n, k in tqdm([(n, k) for n in counts for k in range(cfg.seeds_for(n, len(d.y_train)))], disable=not progress, desc="evaluate", leave=False):
+            sub = labelled(setup, cfg, n, cfg.seed + k, _turn(ss, k, cfg.pretrainings()[1]), progress)
             for method in cfg.methods:
                 t = time.time(); fitted = METHODS[method].fit(sub); t = time.time() - t
                 r = score(fitted.predict_proba, d, corrupted, setup.ood if cfg.ood else None)
                 info = fitted.info() if hasattr(fitted, "info") else {}
-                records.append({"dataset": d.name, "method": method, "labels": n, "seed": s, **r, **info, "seconds": t})
+                where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
+                records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t})
     meta = {"config": {**asdict(cfg), "epochs": setup.pretrain.epochs, "batch_size": setup.pretrain.batch_size, "pretrain": asdict(setup.pretrain)},
             "pretrain_seconds": t_pre, "total_seconds": time.time() - t0,
-            "history": ss[0].history_ if ss else [], **environment(get_device(setup.pretrain.device))}
+            "pretrainings": len(ss), "history": ss[0].history_ if ss else [], **environment(get_device(setup.pretrain.device))}
     return {"records": records, "meta": meta}
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #d4a794ea
@@ -191,9 +215,11 @@ _PAPER_ROWS = {"accuracy": ("accuracy", "{ds}", 0.01), "nll": ("nll", "{ds}", 1)
                "c_accuracy": ("accuracy", "CIFAR10 to CIFAR10-C", 0.01), "c_nll": ("nll", "CIFAR10 to CIFAR10-C", 1),
                "c_ece": ("ece", "CIFAR10 to CIFAR10-C", 0.01), "ood_auroc": ("auroc", "CIFAR10 vs SVHN", 0.01)}
 
-def paper_value(metric:str, dataset:str, labels:int, method:str):
+def paper_value(metric:str, dataset:str, labels:int, method:str,
+                ood_set:str|None=None, # the OOD set our AUROC was measured on: only 'svhn' has a paper value
+               ):
     "The paper's (mean, standard error) for our record key `metric`, as a fraction like ours, or None."
-    if dataset not in ("cifar10", "cifar100"): return None
+    if dataset not in ("cifar10", "cifar100") or (metric == "ood_auroc" and ood_set != "svhn"): return None
     t = paper_tables()
     table, row, scale = _PAPER_ROWS[metric]
     row = row.format(ds={"cifar10": "CIFAR10", "cifar100": "CIFAR100"}[dataset])
@@ -204,18 +230,48 @@ def paper_value(metric:str, dataset:str, labels:int, method:str):
     return None if v is None else (v[0] * scale, v[1] * scale)
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #505bf98b
+def _shares(records:list[dict], method:str) -> bool:
+    "Whether two seeds of `method` at one budget used the same pretraining (records without `pretrainings`: the first, shared)."
+    for n in {r["labels"] for r in records if r["method"] == method}:
+        used = [i for r in records if r["method"] == method and r["labels"] == n for i in r.get("pretrainings", [0])]
+        if len(set(used)) < len(used): return True
+    return False
+
+def pretraining_note(records:list[dict]) -> str:
+    "A sentence naming the rows whose label seeds shared SS-BNN pretrainings, so that their standard errors leave out the pretraining's variance."
+    names = [label(m) for m in POOLED if _shares(records, m)]
+    return "" if not names else (f"*{', '.join(names)}: label seeds of one budget share pretrainings, so these standard errors leave "
+                                 f"out the pretraining's variance (the paper pretrains per seed).*")
+
+def ood_note(records:list[dict]) -> str:
+    "Which OOD set the AUROCs are against, and why no paper value is shown when it is not SVHN."
+    name = records[0].get("ood_set", "not recorded")
+    paper = records[0]["dataset"] in ("cifar10", "cifar100") and name != "svhn"
+    return f"*OOD set: {name}*" + (" *(the paper's AUROCs are against SVHN, so none is shown)*" if paper else "")
+
 def evaluation_tables(records:list[dict]) -> str:
     "The metric tables present in `records`, the paper's values beside ours: Table 2 (NLL, OOD) and Table 5 (accuracy, ECE)."
     keys = [k for k in ("nll", "accuracy", "ece", "c_nll", "c_accuracy", "c_ece", "ood_auroc") if k in records[0]]
-    ds = records[0]["dataset"]
-    return "\n\n".join(table(records, k, paper=lambda m, n, k=k: paper_value(k, ds, n, m)) for k in keys)
+    ds, ood = records[0]["dataset"], records[0].get("ood_set")
+    out = [table(records, k, paper=lambda m, n, k=k: paper_value(k, ds, n, m, ood)) + ("\n\n" + ood_note(records) if k == "ood_auroc" else "")
+           for k in keys]
+    return "\n\n".join(out + [n for n in [pretraining_note(records)] if n])
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #c302a838
+def corruption_note(config:dict) -> str:
+    "What the 'under corruption' metrics average, and how that differs from the released CIFAR-10-C's 19 corruptions."
+    names = config.get("corruptions") or []
+    if not names: return ""
+    rest = "" if len(names) == len(CORRUPTIONS) else f" ({', '.join(names)})"
+    return (f"Under corruption: the mean over {len(names)} corruption{'s' * (len(names) > 1)}{rest} at severity {config['severity']}, "
+            f"made by `experiments.corrupt`; the released CIFAR-10-C adds four more (speckle noise, Gaussian blur, spatter, "
+            f"saturate), which ssbnn does not make and which the paper's 'all corruptions' may include.\n\n")
+
 def write_evaluation(result:dict, out) -> Path:
     "Write results.json, tables.md and evaluation.png (each metric against the number of labels) into the folder `out`."
     recs, m = result["records"], result["meta"]
     head = (f"# ssbnn evaluation on {recs[0]['dataset']}\n\nDevice: {m['device']}, torch {m['torch']}, ssbnn {m['ssbnn']}; "
-            f"wall time {m['total_seconds']:.0f} s. Settings in results.json.\n\n")
+            f"wall time {m['total_seconds']:.0f} s. Settings in results.json.\n\n{corruption_note(m['config'])}")
     keys = [k for k in ("accuracy", "nll", "ece", "c_accuracy", "ood_auroc") if k in recs[0]]
     return write_results(out, result, head + evaluation_tables(recs) + "\n\n![metrics vs labels](evaluation.png)\n",
                          plot(recs, keys), ("results.json", "tables.md", "evaluation.png"))
@@ -251,7 +307,7 @@ def main_report(result:dict) -> str:
             f"{c['seeds']} seed(s) per budget{_full_note(c)}, pretraining {pre['epochs']:g} epochs (tasks of {pre['batch_size']} images).\n\n"
             f"Device: {m['device']} ({m['threads']} threads), torch {m['torch']}, ssbnn {m['ssbnn']}. "
             f"Wall time {m['total_seconds']:.0f} s, of which pretraining {m['pretrain_seconds']:.0f} s.\n")
-    tables = "\n\n".join(table(result["records"], k) for k in ("nll", "accuracy", "ece"))
+    tables = "\n\n".join([table(result["records"], k) for k in ("nll", "accuracy", "ece")] + [n for n in [pretraining_note(result["records"])] if n])
     return f"{head}\n{tables}\n\n{laplace_table(result['records'])}\n\n![metrics vs labels](metrics_vs_labels.png)\n"
 
 def write_main_job(result:dict, out) -> Path:
