@@ -169,7 +169,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
                    "(repeat for an ensemble)")
     p.add_argument("--eval", type=_number(int, low=1), default=EVAL_IMAGES, help=f"cifar10 with --archive: held-out evaluation images "
                    f"(default {EVAL_IMAGES}; ssbnn-pretrain holds out the same)")
-    p.add_argument("--epochs", type=_number(float, **PretrainConfig.LIMITS["epochs"]), default=None, help="pretraining epochs when no --model (default: the dataset's, "
+    p.add_argument("--epochs", type=_number(float, **PretrainConfig.LIMITS["epochs"]), default=None, help="pretraining epochs of what is pretrained here: every SS-BNN, or with --model SS-BNN* only (default: the dataset's, "
                    f"digits {PretrainConfig.epochs:g}, cifar10 {PretrainConfig.for_cifar10().epochs:g})")
     p.add_argument("--budgets", type=_budgets, default=None, help=f"label budgets (default: digits {','.join(map(str, EvalConfig.budgets))}; "
                    f"cifar10 {','.join(map(str, EvalConfig.cifar10().budgets))})")
@@ -199,7 +199,9 @@ def _eval_setup(a) -> tuple:
         for flag in ("model", "archive", "root", "svhn_root"):
             if getattr(a, flag): raise ValueError(f"--{flag.replace('_', '-')} applies to --data cifar10 only; the digits need no files")
         return digits_setup(device=a.device, **epochs), None
-    if a.model and a.epochs is not None: raise ValueError("--epochs applies only without --model (the models are pretrained already)")
+    if a.model and a.epochs is not None and "*" not in a.methods:
+        raise ValueError("--epochs with --model sets only SS-BNN*'s pretraining (the models are pretrained already); "
+                         "add ss-bnn* to --methods or leave --epochs out")
     if a.archive: data = archive_data(a.archive, a.eval)
     elif a.root: data = load_cifar_splits("cifar10", root=a.root, download=a.download)
     else: raise ValueError("--data cifar10 needs --root DIR (with --download) or --archive FILE")

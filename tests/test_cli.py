@@ -82,6 +82,8 @@ def test_evaluate_help_and_bad_input(tmp_path):
     assert r.returncode == 0 and "--methods" in r.stdout and "--corruptions" in r.stdout
     for args, expect in ((["--methods", "map,bayes"], "unknown method"), (["--corruptions", "rain"], "unknown corruption"),
                          (["--pretrain-seeds", "0"], "--pretrain-seeds: must be a whole number ≥ 1"),
+                         (["--data", "cifar10", "--archive", str(tmp_path / "a.npz"), "--model", str(tmp_path / "m"), "--epochs", "5",
+                           "--methods", "ss-bnn,map"], "--epochs with --model sets only SS-BNN*'s pretraining"),
                          (["--data", "cifar10"], "needs --root"), (["--data", "cifar10", "--root", str(tmp_path / "none")], "download=True")):
         one_line_2(call(evaluate_main, *args, "--out", tmp_path / "o", "--quiet"), expect)      # in this process: no start-up each
 

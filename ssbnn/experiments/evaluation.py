@@ -27,7 +27,7 @@ from .corrupt import CORRUPTIONS, corrupted_sets
 # %% auto #0
 __all__ = ['POOLED', 'LAPLACE_PAIRS', 'Setup', 'digits_setup', 'cifar10_setup', 'score', 'EvalConfig', 'labelled',
            'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note', 'evaluation_tables',
-           'corruption_note', 'write_evaluation', 'laplace_table', 'main_report', 'write_main_job']
+           'corruption_note', 'pretraining_line', 'write_evaluation', 'laplace_table', 'main_report', 'write_main_job']
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #3f8c0a6c
 @dataclass
@@ -153,6 +153,11 @@ def _pretrained(setup:Setup, cfg:EvalConfig, progress:bool, pretrained=None, che
                                                     checkpoint=checkpoint if j == 0 else None)
             for j in range(cfg.pretrainings()[0])]
 
+def _recipe(obj) -> dict:
+    "Epochs and task size of an SS-BNN's pretraining (`config_`) or of a setup's (`pretrain`); None where a model does not say."
+    c = getattr(obj, "config_", None) or getattr(obj, "pretrain", None)
+    return {"epochs": getattr(c, "epochs", None), "batch_size": getattr(c, "batch_size", None)}
+
 def _turn(ssbnns:list, k:int, turn:int) -> list:
     "The pretrained SS-BNNs as the `k`-th label seed sees them: from its own (number `k` mod `turn`) on, then the others."
     j = k % min(turn, len(ssbnns)) if ssbnns and turn else 0
@@ -200,9 +205,10 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                 info = fitted.info() if hasattr(fitted, "info") else {}
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t})
-    meta = {"config": {**asdict(cfg), "epochs": setup.pretrain.epochs, "batch_size": setup.pretrain.batch_size, "pretrain": asdict(setup.pretrain)},
-            "pretrain_seconds": t_pre, "total_seconds": time.time() - t0,
-            "pretrainings": len(ss), "history": ss[0].history_ if ss else [], **environment(get_device(setup.pretrain.device))}
+    own = [_recipe(m) for m in ss]                                 # given models say how they were pretrained, not the setup
+    meta = {"config": {**asdict(cfg), **(own[0] if own else _recipe(setup)), "pretrain": asdict(setup.pretrain)},
+            "pretrain_seconds": t_pre, "total_seconds": time.time() - t0, "pretrained": own,
+            "history": ss[0].history_ if ss else [], **environment(get_device(setup.pretrain.device))}
     return {"records": records, "meta": meta}
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #d4a794ea
@@ -267,11 +273,20 @@ def corruption_note(config:dict) -> str:
             f"made by `experiments.corrupt`; the released CIFAR-10-C adds four more (speckle noise, Gaussian blur, spatter, "
             f"saturate), which ssbnn does not make and which the paper's 'all corruptions' may include.\n\n")
 
+def pretraining_line(meta:dict) -> str:
+    "How long the SS-BNNs of a run were pretrained, and SS-BNN*'s, for the head of its tables."
+    c, own = meta["config"], meta.get("pretrained", [])
+    runs = {(p["epochs"], p["batch_size"]) for p in own} or {(c["epochs"], c["batch_size"])}
+    say = lambda e, b: "epochs not recorded" if e is None else f"{e:g} epochs of tasks of {b} images"
+    line = f"SS-BNN pretraining: {len(own) or 'the'} model{'s' * (len(own) != 1)}, " + "; ".join(say(*r) for r in sorted(runs, key=str))
+    if any("*" in m for m in c["methods"]): line += f"; SS-BNN*: {say(c['pretrain']['epochs'], c['pretrain']['batch_size'])}, per labelled subset"
+    return line + ".\n\n"
+
 def write_evaluation(result:dict, out) -> Path:
     "Write results.json, tables.md and evaluation.png (each metric against the number of labels) into the folder `out`."
     recs, m = result["records"], result["meta"]
     head = (f"# ssbnn evaluation on {recs[0]['dataset']}\n\nDevice: {m['device']}, torch {m['torch']}, ssbnn {m['ssbnn']}; "
-            f"wall time {m['total_seconds']:.0f} s. Settings in results.json.\n\n{corruption_note(m['config'])}")
+            f"wall time {m['total_seconds']:.0f} s. Settings in results.json.\n\n{pretraining_line(m)}{corruption_note(m['config'])}")
     keys = [k for k in ("accuracy", "nll", "ece", "c_accuracy", "ood_auroc") if k in recs[0]]
     return write_results(out, result, head + evaluation_tables(recs) + "\n\n![metrics vs labels](evaluation.png)\n",
                          plot(recs, keys), ("results.json", "tables.md", "evaluation.png"))
