@@ -55,7 +55,7 @@ def parse_point(text:str, known:dict) -> dict:
 def record_name(res:dict, known:dict, tau_p) -> str:
     "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults>].json"
     gpu = res["device"].split()[1] if " " in res["device"] else "cpu"
-    diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", "clip" if res["lars_clip"] else "",
+    diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", ("clip" if res["lars_clip"] else "noclip") if res["lars_clip"] != known["lars_clip"] else "",
             f"taup{tau_p:g}" if tau_p else "", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
             "clampedcrops" if res.get("crops") == "clamped" else ""]
     return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
@@ -75,7 +75,8 @@ def main(argv=None):
     p.add_argument("--star-labels", type=int, default=0, help="pretrain SS-BNN* with this many labels")
     p.add_argument("--ntxent-tau", type=float, default=0., help="pretrain with NT-Xent (SimCLR) at this temperature instead")
     p.add_argument("--lars-trust", type=float, default=known["lars_trust"], help=f"LARS trust coefficient (default {known['lars_trust']:g})")
-    p.add_argument("--lars-clip", action="store_true", help="clip each tensor's LARS rate at the scheduled one (solo-learn's clip_lr)")
+    p.add_argument("--lars-clip", action=argparse.BooleanOptionalAction, default=known["lars_clip"],
+                   help=f"clip each tensor's LARS rate at the scheduled one (solo-learn's clip_lr; default {'on' if known['lars_clip'] else 'off'})")
     p.add_argument("--tau-p", type=float, default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the paper's 0.65)")
     p.add_argument("--head-width", type=int, default=known["head_width"], help=f"projection head's hidden width (default {known['head_width']})")
     p.add_argument("--lr", type=float, default=known["lr"], help=f"peak learning rate of encoder and head (default {known['lr']:g}, the paper's)")
