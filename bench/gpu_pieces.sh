@@ -7,7 +7,7 @@
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
 #   sweep   (~9 min)  50-epoch sweep points: LARS eta 0.02 with and without clipping, W^c prior std 1 vs 1/0.65, head 2048;
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
-#   long    (~8 min)  RECIPE (settings of the chosen point) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
+#   long    (~8 min)  the recipe (RECIPE: flags that change it) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/device_env.sh || exit 1
@@ -23,13 +23,13 @@ speed)
   python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \
       --noise "$OUT/speed/after-seed1.json" --out "$OUT/speed/compare.json" ;;
 sweep)
-  read -r -a pts <<< "${POINTS:-eta0.02 lars_trust=0.02 eta0.02-clip lars_trust=0.02,lars_clip=1 eta0.02-taup1 lars_trust=0.02,tau_p=1 eta0.02-head2048 lars_trust=0.02,head_width=2048}"
+  read -r -a pts <<< "${POINTS:-eta0.02 lars_trust=0.02,lars_clip=0 eta0.02-clip lars_trust=0.02,lars_clip=1 eta0.02-taup1 lars_trust=0.02,lars_clip=0,tau_p=1 eta0.02-head2048 lars_trust=0.02,lars_clip=0,head_width=2048}"
   args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
   [ -d bench/results/sweep_cifar10_50ep ] && cp -n bench/results/sweep_cifar10_50ep/*.json "$OUT/sweep/" 2>/dev/null
   timeout 570 python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
       --out-dir "$OUT/sweep" "${args[@]}" ;;
 long)
-  read -r -a settings <<< "${RECIPE:?the chosen recipe as flags, e.g. RECIPE='--lars-trust 0.02 --lars-clip'}"
+  read -r -a settings <<< "${RECIPE:-}"     # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
   python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --budgets 50,500,5000 --label-seeds 3 \
       --profile-steps 0 "${settings[@]}" --out "$OUT/long/pretrain_ss-bnn_cifar10_${EPOCHS:-200}ep.json" ;;
 *) echo "unknown piece $piece: speed, sweep or long"; exit 2 ;;
