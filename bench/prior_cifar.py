@@ -27,6 +27,7 @@ def main(argv=None):
     p.add_argument("--amp", action="store_true", help="BNN prior: bf16 forward passes (bench/rho_speed.py measures their speed and effect)")
     p.add_argument("--one-by-one", action="store_true", help="BNN prior: run the networks one by one, not with vmap (bench/rho_speed.py times both)")
     p.add_argument("--channels-last", action="store_true", help="BNN prior: channels-last images and weights (with --one-by-one)")
+    p.add_argument("--compile", action="store_true", help="BNN prior: compile each network's forward pass (with --one-by-one)")
     p.add_argument("--eval", type=int, default=9000, help="held-out evaluation images, as ssbnn-pretrain holds out (default 9000); "
                    "the pairs come from the 1,000 validation images")
     p.add_argument("--limit", type=int, default=0, help="use a random subset of the images (smoke tests)")
@@ -69,10 +70,10 @@ def main(argv=None):
     t = time.perf_counter()
     for prior in ("gaussian", "laplace"):
         rho[f"BNN, {prior}"] = {k: rho_network(bnn, to_dev(xa), to_dev(xb), a.bnn_samples, prior, 0.2, a.bnn_batch, gen(), amp=a.amp,
-                                               vectorise=not a.one_by_one) for k, (xa, xb) in pairs.items()}
+                                               vectorise=not a.one_by_one, compile=a.compile) for k, (xa, xb) in pairs.items()}
     t_bnn = (time.perf_counter() - t) / (2 * len(GROUPS))
 
-    res = {"pairs_per_group": a.pairs, "ss_samples": a.ss_samples, "bnn_samples": a.bnn_samples, "bnn_amp": a.amp, "bnn_one_by_one": a.one_by_one, "bnn_channels_last": a.channels_last,
+    res = {"pairs_per_group": a.pairs, "ss_samples": a.ss_samples, "bnn_samples": a.bnn_samples, "bnn_amp": a.amp, "bnn_one_by_one": a.one_by_one, "bnn_channels_last": a.channels_last, "bnn_compile": a.compile,
            "bnn_network": f"ResNet20FRN(activation={bnn.activation.value!r}): Izmailov et al.'s resnet20_frn_swish",
            "seconds_rho_ss_per_group": t_ss, "seconds_rho_bnn_per_group": t_bnn,
            "paper": {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]},

@@ -1,19 +1,21 @@
-"""Time rho on one device: the self-supervised prior, and the ResNet-20-FRN BNN prior run six ways.
+"""Time rho on one device: the self-supervised prior, and the ResNet-20-FRN BNN prior run eight ways.
 
     python bench/rho_speed.py --bnn-samples 512
 
 The BNN prior's networks run either all of a batch at once with vmap (grouped convolutions) or one by one (ordinary
-convolutions), in float32 or bf16, with images in the default or the channels-last memory format. Every variant uses
+convolutions), in float32 or bf16, with images in the default or the channels-last memory format, one by one also
+compiled (`rho_network(compile=True)`; compilation happens in the untimed warm-up call). Every variant uses
 the same parameter samples, so their rho differ only by arithmetic; another seed's rho gives the Monte Carlo error for
 scale. Uses random 512-d representations and random 32x32 images: the cost does not depend on their values. Writes JSON.
 """
 import argparse, json, sys, time
 from pathlib import Path
 
-# name: (vectorise, amp, channels_last)
-VARIANTS = {"vmap-fp32": (True, False, False), "vmap-bf16": (True, True, False), "one-by-one-fp32": (False, False, False),
-            "one-by-one-fp32-channels-last": (False, False, True), "one-by-one-bf16": (False, True, False),
-            "one-by-one-bf16-channels-last": (False, True, True)}
+# name: (vectorise, amp, channels_last, compile)
+VARIANTS = {"vmap-fp32": (True, False, False, False), "vmap-bf16": (True, True, False, False), "one-by-one-fp32": (False, False, False, False),
+            "one-by-one-fp32-channels-last": (False, False, True, False), "one-by-one-bf16": (False, True, False, False),
+            "one-by-one-bf16-channels-last": (False, True, True, False),
+            "one-by-one-fp32-channels-last-compiled": (False, False, True, True), "one-by-one-bf16-channels-last-compiled": (False, True, True, True)}
 
 
 def timed(fn, sync, warmup=None):
@@ -27,7 +29,7 @@ def main(argv=None):
     p.add_argument("--pairs", type=int, default=1000)
     p.add_argument("--ss-samples", type=int, default=4096)
     p.add_argument("--bnn-samples", type=int, default=512, help="networks timed (the paper's 8,192 scale linearly)")
-    p.add_argument("--bnn-batch", type=int, default=128, help="networks whose parameters are drawn at once")
+    p.add_argument("--bnn-batch", type=int, default=32, help="networks whose parameters are drawn at once (vmap with 128 ran out of an H100's 80 GB)")
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, of {', '.join(VARIANTS)}")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None)
@@ -49,10 +51,10 @@ def main(argv=None):
     net = ResNet20FRN().to(dev)
 
     def bnn(variant, n=a.bnn_samples, seed=0):
-        vectorise, amp, cl = VARIANTS[variant]
+        vectorise, amp, cl, compiled = VARIANTS[variant]
         fmt = torch.channels_last if cl else torch.contiguous_format
         return rho_network(net, xa.contiguous(memory_format=fmt), xb.contiguous(memory_format=fmt), n_samples=n,
-                           batch=a.bnn_batch, amp=amp, vectorise=vectorise, generator=torch.Generator(dev).manual_seed(seed))
+                           batch=a.bnn_batch, amp=amp, vectorise=vectorise, compile=compiled, generator=torch.Generator(dev).manual_seed(seed))
     rho, seconds = {}, {}
     for v in variants:
         seconds[v], rho[v] = timed(lambda: bnn(v), sync, warmup=lambda: bnn(v, n=min(a.bnn_batch, a.bnn_samples)))
@@ -62,7 +64,7 @@ def main(argv=None):
     fastest = min(seconds, key=seconds.get)
     res = {"pairs": a.pairs, "ss_samples": a.ss_samples, "seconds_rho_ss": t_ss, "bnn_samples": a.bnn_samples, "bnn_batch": a.bnn_batch,
            "bnn_network": f"ResNet20FRN(activation={net.activation.value!r})",
-           "variants": {v: {"vectorise": VARIANTS[v][0], "amp": VARIANTS[v][1], "channels_last": VARIANTS[v][2],
+           "variants": {v: {"vectorise": VARIANTS[v][0], "amp": VARIANTS[v][1], "channels_last": VARIANTS[v][2], "compile": VARIANTS[v][3],
                             "seconds": seconds[v], "seconds_8192_extrapolated": seconds[v] * 8192 / a.bnn_samples,
                             f"max_rho_change_vs_{variants[0]}": (rho[v] - ref).abs().max().item()} for v in variants},
            "fastest": fastest, "seconds_rho_bnn_8192_extrapolated": seconds[fastest] * 8192 / a.bnn_samples,

@@ -68,13 +68,21 @@ def sample_params(model:nn.Module, n:int, prior:str="gaussian", var:float=0.2, g
     return out
 
 # %% ../nbs/11_prior.ipynb #bc0f8aee
-def _logits(model, params, k, x, vectorise):
+def _apply(model, params, x):
+    "`model`'s output on `x` with the parameters `params` (one network)."
+    from torch.func import functional_call
+    return functional_call(model, params, (x,))
+
+_COMPILED = {}                                           # the compiled `_apply`, made on first use: dynamo guards on the model
+
+def _logits(model, params, k, x, vectorise, compile=False):
     "Logits `(k,N,C)` of the `k` networks whose stacked parameters are `params`, on the same images `x` `(N,C,H,W)`."
-    from torch.func import functional_call, vmap
-    if vectorise: return vmap(lambda p: functional_call(model, p, (x,)), randomness="same")(params)
+    from torch.func import vmap
+    if vectorise: return vmap(lambda p: _apply(model, p, x), randomness="same")(params)
+    f = _COMPILED.setdefault("apply", torch.compile(_apply, dynamic=False)) if compile else _apply
     fmt = torch.channels_last if x.is_contiguous(memory_format=torch.channels_last) else torch.contiguous_format
     same_format = lambda w: w.contiguous(memory_format=fmt) if w.dim() == 4 else w       # convolution weights follow x
-    return torch.stack([functional_call(model, {n: same_format(v[i]) for n, v in params.items()}, (x,)) for i in range(k)])
+    return torch.stack([f(model, {n: same_format(v[i]) for n, v in params.items()}, x) for i in range(k)])
 
 def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two images of each pair (P,C,H,W)
                 n_samples:int=8192, prior:str="gaussian", var:float=0.2, # the parameter prior
@@ -82,14 +90,16 @@ def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two
                 generator=None,
                 amp:bool=False, # bf16 autocast of the networks' forward passes (for GPUs); softmax and sums stay float32
                 vectorise:bool=True, # run a batch's networks at once with vmap (grouped convolutions), else one by one
+                compile:bool=False, # one by one: compile the forward pass (fuses FRN's element-wise chain; for GPUs)
                ) -> Tensor:
     "rho `(P,)` under a prior over all the parameters of `model`, by Monte Carlo over stacked parameter samples."
+    if compile and vectorise: raise ValueError("compile=True compiles the networks run one by one; pass vectorise=False too")
     x = torch.cat([x_a, x_b]).to(next(model.parameters()).device)
     total, p = 0., len(x_a)
     with torch.no_grad(), torch.autocast(x.device.type, dtype=torch.bfloat16, enabled=amp):
         for s in range(0, n_samples, batch):
             k = min(batch, n_samples - s)
-            probs = torch.softmax(_logits(model, sample_params(model, k, prior, var, generator), k, x, vectorise).float(), -1)   # (k, 2P, C)
+            probs = torch.softmax(_logits(model, sample_params(model, k, prior, var, generator), k, x, vectorise, compile).float(), -1)   # (k, 2P, C)
             total = total + (probs[:, :p] * probs[:, p:]).sum(-1).sum(0)
     return total / n_samples
 

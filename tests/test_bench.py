@@ -77,8 +77,10 @@ def test_rho_speed_variants_agree_and_bad_variants_exit_2(tmp_path):
     bad = run("--variants", "vmap-fp32,vmap-fp64")
     assert bad.returncode == 2 and "choose among vmap-fp32" in bad.stderr.strip().splitlines()[-1]
     assert run("--bnn-batch", "0").returncode == 2
-    r = run("--variants", "vmap-fp32,one-by-one-fp32", "--out", str(tmp_path / "r.json"))
+    r = run("--variants", "vmap-fp32,one-by-one-fp32,one-by-one-fp32-channels-last-compiled", "--out", str(tmp_path / "r.json"))
     assert r.returncode == 0, r.stderr
     rec = json.loads((tmp_path / "r.json").read_text())
-    assert set(rec["variants"]) == {"vmap-fp32", "one-by-one-fp32"} and rec["fastest"] in rec["variants"]
-    assert rec["variants"]["one-by-one-fp32"]["max_rho_change_vs_vmap-fp32"] < 1e-5 < rec["max_rho_change_other_seed"]
+    assert set(rec["variants"]) == {"vmap-fp32", "one-by-one-fp32", "one-by-one-fp32-channels-last-compiled"} and rec["fastest"] in rec["variants"]
+    for v in ("one-by-one-fp32", "one-by-one-fp32-channels-last-compiled"):
+        assert rec["variants"][v]["max_rho_change_vs_vmap-fp32"] < 1e-5 < rec["max_rho_change_other_seed"]
+    assert rec["variants"]["one-by-one-fp32-channels-last-compiled"]["compile"]
