@@ -25,7 +25,9 @@ speed)
 sweep)
   read -r -a pts <<< "${POINTS:-eta0.02 lars_trust=0.02,lars_clip=0 eta0.02-clip lars_trust=0.02,lars_clip=1 eta0.02-taup1 lars_trust=0.02,lars_clip=0,tau_p=1 eta0.02-head2048 lars_trust=0.02,lars_clip=0,head_width=2048}"
   args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
-  [ -d bench/results/sweep_cifar10_50ep ] && cp -n bench/results/sweep_cifar10_50ep/*.json "$OUT/sweep/" 2>/dev/null
+  for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped; only the asked-for come back (8 files at most)
+    [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$OUT/sweep/"
+  done
   timeout 570 python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
       --out-dir "$OUT/sweep" "${args[@]}" ;;
 long)

@@ -109,11 +109,14 @@ class ContrastiveELBO(nn.Module):
                  prior_std:float=1., # standard deviation of the prior p(W^c) = N(0, prior_std^2 I)
                  mean="mean", # a `VariationalMean`: 'mean', 'view_a' or 'zero'
                  n_samples:int=1, # Monte Carlo samples of W^c per step
+                 learn_tau:bool=True, # False: tau stays at its initial value (a buffer; an ablation, the paper learns it)
                 ):
         super().__init__()
         if tau <= 0 or sigma <= 0 or prior_std <= 0:
             raise ValueError(f"tau, sigma and prior_std must be positive, got {tau}, {sigma}, {prior_std}")
-        self.log_tau = nn.Parameter(torch.tensor(math.log(tau)))
+        log_tau = torch.tensor(math.log(tau))
+        if learn_tau: self.log_tau = nn.Parameter(log_tau)
+        else: self.register_buffer("log_tau", log_tau)                  # same state-dict key: checkpoints load either way
         self.log_sigma = nn.Parameter(torch.tensor(math.log(sigma)))
         self.prior_std, self.n_samples = prior_std, n_samples
         self.mean = as_option(VariationalMean, mean, "variational mean")
