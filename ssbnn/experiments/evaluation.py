@@ -153,10 +153,9 @@ def _pretrained(setup:Setup, cfg:EvalConfig, progress:bool, pretrained=None, che
                                                     checkpoint=checkpoint if j == 0 else None)
             for j in range(cfg.pretrainings()[0])]
 
-def _recipe(obj) -> dict:
-    "Epochs and task size of an SS-BNN's pretraining (`config_`) or of a setup's (`pretrain`); None where a model does not say."
-    c = getattr(obj, "config_", None) or getattr(obj, "pretrain", None)
-    return {"epochs": getattr(c, "epochs", None), "batch_size": getattr(c, "batch_size", None)}
+def _recipe(config:PretrainConfig|None) -> dict:
+    "Epochs and task size of a pretraining; None for a model that does not say how it was pretrained (an older model.pt)."
+    return {"epochs": config.epochs if config else None, "batch_size": config.batch_size if config else None}
 
 def _turn(ssbnns:list, k:int, turn:int) -> list:
     "The pretrained SS-BNNs as the `k`-th label seed sees them: from its own (number `k` mod `turn`) on, then the others."
@@ -205,8 +204,8 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                 info = fitted.info() if hasattr(fitted, "info") else {}
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t})
-    own = [_recipe(m) for m in ss]                                 # given models say how they were pretrained, not the setup
-    meta = {"config": {**asdict(cfg), **(own[0] if own else _recipe(setup)), "pretrain": asdict(setup.pretrain)},
+    own = [_recipe(getattr(m, "config_", None)) for m in ss]       # given models say how they were pretrained, not the setup
+    meta = {"config": {**asdict(cfg), **(own[0] if own else _recipe(setup.pretrain)), "pretrain": asdict(setup.pretrain)},
             "pretrain_seconds": t_pre, "total_seconds": time.time() - t0, "pretrained": own,
             "history": ss[0].history_ if ss else [], **environment(get_device(setup.pretrain.device))}
     return {"records": records, "meta": meta}
