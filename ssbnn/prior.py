@@ -4,7 +4,7 @@
 
 # %% ../nbs/11_prior.ipynb #d6c8e922
 from __future__ import annotations
-import math
+import math, functools
 import numpy as np
 import torch
 from torch import nn, Tensor
@@ -73,13 +73,16 @@ def _apply(model, params, x):
     from torch.func import functional_call
     return functional_call(model, params, (x,))
 
-_COMPILED = {}                                           # the compiled `_apply`, made on first use: dynamo guards on the model
+@functools.cache
+def _compiled_apply():
+    "`_apply` compiled, made once on first use (dynamo guards on the model and the parameters' shapes)."
+    return torch.compile(_apply, dynamic=False)
 
 def _logits(model, params, k, x, vectorise, compile=False):
     "Logits `(k,N,C)` of the `k` networks whose stacked parameters are `params`, on the same images `x` `(N,C,H,W)`."
     from torch.func import vmap
     if vectorise: return vmap(lambda p: _apply(model, p, x), randomness="same")(params)
-    f = _COMPILED.setdefault("apply", torch.compile(_apply, dynamic=False)) if compile else _apply
+    f = _compiled_apply() if compile else _apply
     fmt = torch.channels_last if x.is_contiguous(memory_format=torch.channels_last) else torch.contiguous_format
     same_format = lambda w: w.contiguous(memory_format=fmt) if w.dim() == 4 else w       # convolution weights follow x
     return torch.stack([f(model, {n: same_format(v[i]) for n, v in params.items()}, x) for i in range(k)])

@@ -196,8 +196,9 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     t_pre, records = time.time() - t0, []
     with warnings.catch_warnings():                          # a pick on a grid edge is recorded ('prior_on_edge') and reported
         warnings.simplefilter("ignore", PriorEdgeWarning)
+        turn = cfg.pretrainings()[1]
         for n, k in tqdm([(n, k) for n in counts for k in range(cfg.seeds_for(n, len(d.y_train)))], disable=not progress, desc="evaluate", leave=False):
-            sub = labelled(setup, cfg, n, cfg.seed + k, _turn(ss, k, cfg.pretrainings()[1]), progress)
+            sub = labelled(setup, cfg, n, cfg.seed + k, _turn(ss, k, turn), progress)
             for method in cfg.methods:
                 t = time.time(); fitted = METHODS[method].fit(sub); t = time.time() - t
                 r = score(fitted.predict_proba, d, corrupted, setup.ood if cfg.ood else None)
@@ -260,7 +261,7 @@ def evaluation_tables(records:list[dict]) -> str:
     ds, ood = records[0]["dataset"], records[0].get("ood_set")
     out = [table(records, k, paper=lambda m, n, k=k: paper_value(k, ds, n, m, ood)) + ("\n\n" + ood_note(records) if k == "ood_auroc" else "")
            for k in keys]
-    return "\n\n".join(out + [n for n in [pretraining_note(records)] if n])
+    return "\n\n".join(filter(None, out + [pretraining_note(records)]))
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #c302a838
 def corruption_note(config:dict) -> str:
@@ -321,7 +322,7 @@ def main_report(result:dict) -> str:
             f"{c['seeds']} seed(s) per budget{_full_note(c)}, pretraining {pre['epochs']:g} epochs (tasks of {pre['batch_size']} images).\n\n"
             f"Device: {m['device']} ({m['threads']} threads), torch {m['torch']}, ssbnn {m['ssbnn']}. "
             f"Wall time {m['total_seconds']:.0f} s, of which pretraining {m['pretrain_seconds']:.0f} s.\n")
-    tables = "\n\n".join([table(result["records"], k) for k in ("nll", "accuracy", "ece")] + [n for n in [pretraining_note(result["records"])] if n])
+    tables = "\n\n".join(filter(None, [table(result["records"], k) for k in ("nll", "accuracy", "ece")] + [pretraining_note(result["records"])]))
     return f"{head}\n{tables}\n\n{laplace_table(result['records'])}\n\n![metrics vs labels](metrics_vs_labels.png)\n"
 
 def write_main_job(result:dict, out) -> Path:
