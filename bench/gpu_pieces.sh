@@ -5,9 +5,11 @@
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
-#   sweep   (~9 min)  50-epoch sweep points: LARS eta 0.02 with and without clipping, W^c prior std 1 vs 1/0.65, head 2048;
+#   sweep   (~9 min)  50-epoch sweep points on the recipe: what the learnt temperature does to the views' agreement (02_cifar):
+#                     a stronger W^c prior (tau_p 2, 4), tau held at 0.2, the paper's other mean view_a;
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
-#   long    (~8 min)  the recipe (RECIPE: flags that change it) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
+#   long    (~8 min)  the recipe (RECIPE: flags that change it; RECIPE=best: the best SS-BNN point recorded by `sweep`, here or
+#                     in bench/results) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/device_env.sh || exit 1
@@ -23,7 +25,7 @@ speed)
   python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \
       --noise "$OUT/speed/after-seed1.json" --out "$OUT/speed/compare.json" ;;
 sweep)
-  read -r -a pts <<< "${POINTS:-eta0.02 lars_trust=0.02,lars_clip=0 eta0.02-clip lars_trust=0.02,lars_clip=1 eta0.02-taup1 lars_trust=0.02,lars_clip=0,tau_p=1 eta0.02-head2048 lars_trust=0.02,lars_clip=0,head_width=2048}"
+  read -r -a pts <<< "${POINTS:-taup2 tau_p=2 taup4 tau_p=4 fixtau0.2 learn_tau=0,tau=0.2 viewa mean=view_a}"
   args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
   for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped; only the asked-for come back (8 files at most)
     [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$OUT/sweep/"
@@ -31,9 +33,13 @@ sweep)
   timeout 570 python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
       --out-dir "$OUT/sweep" "${args[@]}" ;;
 long)
-  read -r -a settings <<< "${RECIPE:-}"     # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
-  python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --budgets 50,500,5000 --label-seeds 3 \
-      --profile-steps 0 "${settings[@]}" --out "$OUT/long/pretrain_ss-bnn_cifar10_${EPOCHS:-200}ep.json" ;;
+  common=(--archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --budgets 50,500,5000 --label-seeds 3 --profile-steps 0)
+  if [ "${RECIPE:-}" = best ]; then          # the sweep's best SS-BNN point: its record is <point>-<EPOCHS>ep.json
+    python3 bench/pretrain_cifar.py "${common[@]}" --best-of "$OUT/sweep" bench/results/sweep_cifar10_50ep --out-dir "$OUT/long"
+  else
+    read -r -a settings <<< "${RECIPE:-}"   # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
+    python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/pretrain_ss-bnn_cifar10_${EPOCHS:-200}ep.json"
+  fi ;;
 *) echo "unknown piece $piece: speed, sweep or long"; exit 2 ;;
 esac
 ls -la "$OUT/$piece"

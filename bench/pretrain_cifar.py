@@ -26,10 +26,12 @@ def known_settings() -> dict:
     from ssbnn.experiments.cifar import benchmark_pretraining
     from ssbnn.train import PretrainConfig
     from ssbnn.augment import Crops
+    from ssbnn.elbo import VariationalMean
     out = asdict(PretrainConfig.for_cifar10())
     out.update({n: q.default for n, q in inspect.signature(benchmark_pretraining).parameters.items() if q.default is not q.empty})
     out["tau_p"] = 0.65                                                  # None stands for the paper's 0.65
-    out["crops"] = Crops(out["crops"])                                   # an option: its values are checked
+    out["crops"] = Crops(out["crops"])                                   # options: their values are checked
+    out["mean"] = VariationalMean(out["mean"])
     return {k: v for k, v in out.items() if isinstance(v, (int, float, Enum)) and k not in ("device", "progress")}
 
 
@@ -52,12 +54,24 @@ def parse_point(text:str, known:dict) -> dict:
     return out
 
 
+def best_point(folders) -> tuple[str, dict]:
+    "(name, settings) of the SS-BNN sweep point with the highest kNN accuracy recorded in `folders` (SimCLR points excluded)."
+    recs = {}
+    for folder in map(Path, folders):
+        for f in sorted(folder.glob("*.json")):
+            r = json.loads(f.read_text())
+            if "point" in r and "knn_accuracy" in r and r.get("method") == "ss-bnn": recs[r["point"]] = r
+    if not recs: raise ValueError(f"no SS-BNN sweep records in {', '.join(map(str, folders))}; run the sweep first")
+    best = max(recs.values(), key=lambda r: r["knn_accuracy"])
+    return best["point"], best["settings"]
+
+
 def record_name(res:dict, known:dict, tau_p) -> str:
     "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults>].json"
     gpu = res["device"].split()[1] if " " in res["device"] else "cpu"
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", ("clip" if res["lars_clip"] else "noclip") if res["lars_clip"] != known["lars_clip"] else "",
             f"taup{tau_p:g}" if tau_p else "", "" if res.get("learn_tau", True) else f"fixedtau{res['tau_init']:g}", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
-            "clampedcrops" if res.get("crops") == "clamped" else ""]
+            "clampedcrops" if res.get("crops") == "clamped" else "", f"mean{res['mean']}" if res.get("mean") not in (None, "mean") else ""]
     return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
 
 
@@ -83,6 +97,8 @@ def main(argv=None):
     p.add_argument("--label-seeds", type=int, default=1, help="labelled subsets per budget for the Laplace readout (seeds 0..N-1; default 1)")
     p.add_argument("--point", nargs=2, action="append", metavar=("NAME", "SETTINGS"), default=[],
                    help="a sweep point: its name and settings, e.g. --point clip lars_trust=0.02,lars_clip=1 (repeatable; needs --out-dir)")
+    p.add_argument("--best-of", type=Path, nargs="+", default=[], metavar="FOLDER",
+                   help="run the SS-BNN sweep point with the best kNN recorded in these folders, as the point NAME-<epochs>ep (needs --out-dir)")
     p.add_argument("--out-dir", type=Path, default=None, help="folder of the sweep's records (NAME.json each)")
     p.add_argument("--no-compile", action="store_true")
     p.add_argument("--limit", type=int, default=0, help="use a seeded random subset of N images (smoke tests; only those are decoded)")
@@ -96,7 +112,11 @@ def main(argv=None):
     for name, text in a.point:
         try: points.append((name, parse_point(text, known)))
         except ValueError as e: p.error(f"point {name}: {e}")
-    if points and a.out_dir is None: p.error("--point needs --out-dir")
+    if a.best_of:
+        try: name, over = best_point(a.best_of)
+        except ValueError as e: p.error(str(e))
+        points.append((f"{name}-{a.epochs:g}ep", over))
+    if points and a.out_dir is None: p.error("--point and --best-of need --out-dir")
     if points and a.out: p.error("--out names one record; a sweep writes --out-dir/NAME.json")
     if a.out_dir and all((a.out_dir / f"{name}.json").exists() for name, _ in points):
         print(f"every point's record is in {a.out_dir} already"); return
@@ -166,7 +186,7 @@ def _profile(a, data, device) -> dict:
 
 def _summarise(res:dict, out:Path):
     "Print a record's headline figures and where it was written."
-    summary = {k: res[k] for k in ("views_per_second", "seconds_per_epoch", "wall_seconds", "peak_gpu_gb", "knn_accuracy", "final_tau", "final_sigma")}
+    summary = {k: res[k] for k in ("views_per_second", "seconds_per_epoch", "wall_seconds", "peak_gpu_gb", "knn_accuracy", "final_tau", "final_sigma", "final_align")}
     print(json.dumps(summary, indent=1))
     for r in res["laplace"]:
         print(f"Laplace readout, {r['labels']} labels, seed {r['seed']}: accuracy {r['accuracy']:.3f}, NLL {r['nll']:.3f} "

@@ -15,7 +15,8 @@ from ._utils import as_option, rebuildable
 
 # %% auto #0
 __all__ = ['VariationalMean', 'ContrastiveTask', 'task_labels', 'make_task', 'variational_mean', 'gaussian_kl',
-           'expected_log_lik', 'ELBOTerms', 'ContrastiveELBO', 'MeanFieldLinear', 'task_elbo', 'NTXent']
+           'expected_log_lik', 'ELBOTerms', 'view_alignment', 'ContrastiveELBO', 'alignment_from_kl', 'MeanFieldLinear',
+           'task_elbo', 'NTXent']
 
 # %% ../nbs/04_elbo.ipynb #e6dc7ca1
 class VariationalMean(str, Enum):
@@ -100,6 +101,11 @@ class ELBOTerms(NamedTuple):
     kl: Tensor    # mean-per-parameter KL(q(W^c) || p(W^c))
     tau: Tensor   # current temperature
     sigma: Tensor # current standard deviation of q(W^c)
+    align: Tensor # mean cosine between the two views' representations, a diagnostic (no gradient)
+
+def view_alignment(za:Tensor, zb:Tensor) -> Tensor:
+    "The mean cosine between the representations `(M,D)` of the two views of each image, detached."
+    return F.cosine_similarity(za.detach().float(), zb.detach().float(), dim=-1).mean()
 
 @rebuildable
 class ContrastiveELBO(nn.Module):
@@ -129,7 +135,7 @@ class ContrastiveELBO(nn.Module):
         ell = expected_log_lik(torch.cat([za, zb]), task_labels(len(za), za.device), mu, sigma,
                                self.n_samples, generator, noise)
         kl = gaussian_kl(mu, sigma, self.prior_std).mean()
-        return ELBOTerms(kl - ell, ell, kl, tau.detach(), sigma.detach())
+        return ELBOTerms(kl - ell, ell, kl, tau.detach(), sigma.detach(), view_alignment(za, zb))
 
     def draw_noise(self, m:int, d:int, generator=None, device=None) -> Tensor:
         "The noise epsilon `(S,M,D)` of the W^c samples of a task of M images with D-dimensional representations."
@@ -137,6 +143,16 @@ class ContrastiveELBO(nn.Module):
 
     def extra_repr(self):
         return f"tau={self.log_tau.exp().item():.4g}, sigma={self.log_sigma.exp().item():.4g}, prior_std={self.prior_std}, mean={self.mean.value!r}"
+
+# %% ../nbs/04_elbo.ipynb #604a2caf
+def alignment_from_kl(kl:float, # the mean-per-parameter KL of one step
+                      tau:float, sigma:float, # the temperature and standard deviation at that step
+                      prior_std:float, # s_p
+                      dim:int, # D, the size of the representations
+                     ) -> float:
+    "The mean cosine between the two views' representations that Eq. (5) implies (the variational mean 'mean', unit vectors)."
+    r = (sigma / prior_std) ** 2
+    return 4 * dim * (tau * prior_std) ** 2 * (kl - 0.5 * (r - 1 - math.log(r))) - 1
 
 # %% ../nbs/04_elbo.ipynb #68d454b0
 class MeanFieldLinear(nn.Module):
@@ -193,7 +209,7 @@ class NTXent(nn.Module):
         partner = torch.cat([torch.arange(m, 2 * m), torch.arange(m)]).to(z.device)
         loss = F.cross_entropy(sim, partner)
         zero = torch.zeros((), device=z.device)
-        return ELBOTerms(loss, -loss.detach(), zero, torch.tensor(self.tau, device=z.device), zero)
+        return ELBOTerms(loss, -loss.detach(), zero, torch.tensor(self.tau, device=z.device), zero, view_alignment(za, zb))
 
     def draw_noise(self, m:int, d:int, generator=None, device=None):
         "NT-Xent is deterministic: no noise."

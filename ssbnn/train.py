@@ -349,9 +349,9 @@ def _fast_cuda():
     torch.set_float32_matmul_precision("high")
 
 def _record(step:int, loss, terms, sched, seconds:float) -> dict:
-    "One history row after `step` steps: the loss and its terms, tau, sigma, the learning rate and the training time so far."
+    "One history row after `step` steps: the loss and its terms, tau, sigma, the views' mean cosine, the learning rate and the training time so far."
     return {"step": step, "loss": loss.item(), "ell": terms.ell.item(), "kl": terms.kl.item(), "tau": terms.tau.item(),
-            "sigma": terms.sigma.item(), "lr": sched.get_last_lr()[0], "seconds": seconds}
+            "sigma": terms.sigma.item(), "align": terms.align.item(), "lr": sched.get_last_lr()[0], "seconds": seconds}
 
 # %% ../nbs/07_train.ipynb #1ffaa1bc
 def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)

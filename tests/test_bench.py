@@ -51,14 +51,35 @@ def test_sweep_point_settings_keep_their_types_and_refuse_bad_values():
     import runpy
     bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))
     known = bench["known_settings"]()
-    got = bench["parse_point"]("lars_trust=0.02,lars_clip=1,seed=1,crops=clamped", known)
-    assert got == {"lars_trust": 0.02, "lars_clip": True, "seed": 1, "crops": "clamped"}
+    got = bench["parse_point"]("lars_trust=0.02,lars_clip=1,seed=1,crops=clamped,mean=view_a", known)
+    assert got == {"lars_trust": 0.02, "lars_clip": True, "seed": 1, "crops": "clamped", "mean": "view_a"}
     assert type(got["seed"]) is int and type(got["crops"]) is str
-    for bad, says in [("crops=clampd", "'torchvision', 'clamped'"), ("lars_clip=2", "0 or 1"), ("seed=1.5", "whole number"),
+    for bad, says in [("crops=clampd", "'torchvision', 'clamped'"), ("mean=avg", "'mean', 'view_a', 'zero'"), ("lars_clip=2", "0 or 1"), ("seed=1.5", "whole number"),
                       ("lars_trust=big", "not a number"), ("nope=1", "unknown setting"), ("lars_trust", "KEY=VALUE")]:
         try: bench["parse_point"](bad, known)
         except ValueError as e: assert says in str(e), (bad, str(e))
         else: raise AssertionError(f"{bad} was accepted")
+
+
+def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_path):
+    import runpy
+    bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))
+    new, old = tmp_path / "new", tmp_path / "old"
+    for folder, recs in ((old, [("a", "ss-bnn", 0.6, {"tau_p": 1.0})]),
+                         (new, [("b", "ss-bnn", 0.7, {"mean": "view_a"}), ("s", "simclr", 0.9, {}), ("c", "ss-bnn", 0.65, {})])):
+        folder.mkdir()
+        for name, method, knn, settings in recs:
+            (folder / f"{name}.json").write_text(json.dumps({"point": name, "method": method, "knn_accuracy": knn, "settings": settings}))
+    (new / "profile.json").write_text(json.dumps({"profile": {}}))            # not a point: ignored
+    assert bench["best_point"]([old, new]) == ("b", {"mean": "view_a"})       # SimCLR's 0.9 is not an SS-BNN
+    assert bench["best_point"]([old]) == ("a", {"tau_p": 1.0})
+    (tmp_path / "empty").mkdir()
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", "x.npz", "--best-of",
+                        str(tmp_path / "empty"), "--out-dir", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2 and "no SS-BNN sweep records in" in r.stderr.splitlines()[-1]
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", "x.npz", "--best-of", str(old)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--point and --best-of need --out-dir" in r.stderr.splitlines()[-1]
 
 
 def test_frn_reference_says_what_it_needs():

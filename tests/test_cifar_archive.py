@@ -40,16 +40,23 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
     cmd = [sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "500", "--eval", "100",
            "--val", "100", "--epochs", "0.34", "--batch-size", "100", "--budgets", "", "--no-compile", "--device", "cpu",
            "--profile-steps", "0", "--out-dir", str(tmp_path), "--point", "eta1e-3", "lars_trust=0.001,lars_clip=0",
-           "--point", "wide", "head_width=64,tau_p=1"]
+           "--point", "wide", "head_width=64,tau_p=1,mean=view_a"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     old, wide = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("eta1e-3", "wide"))
     assert (old["lars_trust"], old["lars_clip"], old["head_width"]) == (1e-3, False, 512)
     assert (wide["lars_trust"], wide["lars_clip"], wide["head_width"], wide["prior_std"]) == (0.02, True, 64, 1.0)   # the recipe's
+    assert (old["mean"], wide["mean"]) == ("mean", "view_a")
+    assert all(-1 <= h["align"] <= 1 for r in (old, wide) for h in r["history"]) and wide["final_align"] == wide["history"][-1]["align"]
     assert old["settings"] == {"lars_trust": 0.001, "lars_clip": False} and old["point"] == "eta1e-3"
     (tmp_path / "wide.json").unlink()                                     # as if the time limit had cut the sweep off
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and "eta1e-3: " in r.stdout and "exists, skipped" in r.stdout and (tmp_path / "wide.json").exists()
+    best = subprocess.run(cmd[:cmd.index("--out-dir")] + ["--out-dir", str(tmp_path / "long"), "--best-of", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)                        # the long piece's RECIPE=best
+    top = max((old, wide), key=lambda r: r["knn_accuracy"])
+    again = json.loads((tmp_path / "long" / f"{top['point']}-0.34ep.json").read_text())
+    assert best.returncode == 0 and again["settings"] == top["settings"] and again["mean"] == top["mean"]
     bad = subprocess.run(cmd[:-1] + ["lars_trust"], capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "point wide: point setting 'lars_trust' is not KEY=VALUE" in bad.stderr.splitlines()[-1]
     bad = subprocess.run(cmd[:-1] + ["lars_trst=0.02"], capture_output=True, text=True, timeout=600)

@@ -39,6 +39,7 @@ def cifar_ssbnn(num_classes:int=10, # 10 (full-covariance Laplace) or more (Kron
                 crops:str="torchvision", # `SimCLRAugment.crops`: torchvision's, or 'clamped' as ssbnn drew them before 2026-11-23
                 tau:float=0.2, # the ELBO's initial temperature
                 learn_tau:bool=True, # False: the temperature stays at `tau` (an ablation; the paper learns it)
+                mean="mean", # the ELBO's `VariationalMean`: the paper's 'mean', or its ablations 'view_a' and 'zero'
                ) -> SSBNN:
     "An SS-BNN with the paper's CIFAR parts: ResNet-18 (or -20-FRN), a features-`head_width`-128 head, SimCLR's augmentations, its W^c prior."
     kind = as_option(Encoder, encoder, "encoder")
@@ -46,7 +47,7 @@ def cifar_ssbnn(num_classes:int=10, # 10 (full-covariance Laplace) or more (Kron
         net = CIFARResNet18() if kind is Encoder.RESNET18 else ResNet20FRN(num_classes=0)
         head = ProjectionHead(net.dim, head_width, 128)
     tau_p = tau_p or (0.65 if num_classes <= 10 else 0.6)
-    return SSBNN(net, head, SimCLRAugment(crops=crops), objective if objective is not None else ContrastiveELBO(tau, prior_std=1 / tau_p, learn_tau=learn_tau),
+    return SSBNN(net, head, SimCLRAugment(crops=crops), objective if objective is not None else ContrastiveELBO(tau, prior_std=1 / tau_p, mean=mean, learn_tau=learn_tau),
                  posterior=LaplacePosterior(hessian="full" if num_classes <= 10 else "kron"), device=device, seed=seed)
 
 # %% ../../nbs/experiments/02_cifar.ipynb #054e318d
@@ -106,12 +107,13 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
                           crops:str="torchvision", # `SimCLRAugment.crops` ('clamped': as before 2026-11-23, for before/after comparisons)
                           tau:float=0.2, # the ELBO's initial temperature (`cifar_ssbnn`)
                           learn_tau:bool=True, # False: hold the ELBO's temperature at `tau` (`cifar_ssbnn`)
+                          mean="mean", # the ELBO's variational mean (`cifar_ssbnn`)
                           **config_kwargs, # further `PretrainConfig` fields, e.g. lars_trust=0.02
                          ) -> dict:
     "Pretrain on `data.x_train` with the paper's CIFAR recipe; measure speed, memory and quality (the model is under 'model')."
     device = get_device(device)
     model = cifar_ssbnn(data.num_classes, device=device, seed=seed, objective=NTXent(ntxent_tau) if ntxent_tau else None,
-                        tau_p=tau_p, head_width=head_width, crops=crops, tau=tau, learn_tau=learn_tau)
+                        tau_p=tau_p, head_width=head_width, crops=crops, tau=tau, learn_tau=learn_tau, mean=mean)
     cfg = PretrainConfig.for_cifar10(epochs=epochs, batch_size=batch_size, compile=compile, seed=seed, device=str(device), **config_kwargs)
     labelled = None
     if star_labels:
@@ -127,11 +129,11 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
     method = "simclr" if ntxent_tau else "ss-bnn*" if star_labels else "ss-bnn"
     out = {"dataset": data.name, "method": method, "epochs": epochs, "batch_size": batch_size, "ntxent_tau": ntxent_tau,
            "compile": compile, "star_labels": star_labels, "lars_trust": cfg.lars_trust, "lars_clip": cfg.lars_clip, "lr": cfg.lr,
-           "prior_std": getattr(model.elbo, "prior_std", None), "tau_init": tau, "learn_tau": learn_tau, "head_width": head_width, "crops": crops, "train_images": len(data.x_train), "eval_images": len(data.x_test),
+           "prior_std": getattr(model.elbo, "prior_std", None), "tau_init": tau, "learn_tau": learn_tau, "mean": getattr(getattr(model.elbo, "mean", None), "value", None), "head_width": head_width, "crops": crops, "train_images": len(data.x_train), "eval_images": len(data.x_test),
            "views_per_second": vps, "seconds_per_epoch": 100_000 / vps, "wall_seconds": wall,
            "peak_gpu_gb": torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None,
            "knn_accuracy": model.history_[-1]["knn_accuracy"], "final_tau": model.history_[-1]["tau"],
-           "final_sigma": model.history_[-1]["sigma"], "device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor(),
+           "final_sigma": model.history_[-1]["sigma"], "final_align": model.history_[-1]["align"], "device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor(),
            "torch": torch.__version__, "ssbnn": ssbnn.__version__}
     out["laplace"] = _laplace_records(model, data, budgets, label_seeds)
     out["history"] = model.history_
