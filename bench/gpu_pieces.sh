@@ -5,6 +5,7 @@
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
+#   modes   (~6 min)  10 epochs of the recipe under each torch.compile mode (PretrainConfig.compile_mode), same seed: s/epoch each
 #   sweep   (~9 min)  50-epoch sweep points on the recipe: what the learnt temperature does to the views' agreement (02_cifar):
 #                     a stronger W^c prior (tau_p 2, 4), tau held at 0.2, the paper's other mean view_a;
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
@@ -14,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/device_env.sh || exit 1
 OUT=${OUT:-/tmp/out}
-piece=${1:?which piece: speed, sweep or long}
+piece=${1:?which piece: speed, modes, sweep or long}
 mkdir -p "$OUT/$piece"
 case $piece in
 speed)
@@ -24,6 +25,10 @@ speed)
       --out "$OUT/speed/before.json")
   python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \
       --noise "$OUT/speed/after-seed1.json" --out "$OUT/speed/compare.json" ;;
+modes)
+  timeout 570 python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 0 --out-dir "$OUT/modes" \
+      --point default compile_mode=default --point autotune compile_mode=max-autotune-no-cudagraphs \
+      --point graphs compile_mode=reduce-overhead ;;
 sweep)
   read -r -a pts <<< "${POINTS:-taup2 tau_p=2 taup4 tau_p=4 fixtau0.2 learn_tau=0,tau=0.2 viewa mean=view_a}"
   args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
@@ -40,6 +45,6 @@ long)
     read -r -a settings <<< "${RECIPE:-}"   # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
     python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/pretrain_ss-bnn_cifar10_${EPOCHS:-200}ep.json"
   fi ;;
-*) echo "unknown piece $piece: speed, sweep or long"; exit 2 ;;
+*) echo "unknown piece $piece: speed, modes, sweep or long"; exit 2 ;;
 esac
 ls -la "$OUT/$piece"

@@ -24,7 +24,7 @@ def known_settings() -> dict:
     import inspect
     from dataclasses import asdict
     from ssbnn.experiments.cifar import benchmark_pretraining
-    from ssbnn.train import PretrainConfig
+    from ssbnn.train import PretrainConfig, CompileMode
     from ssbnn.augment import Crops
     from ssbnn.elbo import VariationalMean
     out = asdict(PretrainConfig.for_cifar10())
@@ -32,6 +32,7 @@ def known_settings() -> dict:
     out["tau_p"] = 0.65                                                  # None stands for the paper's 0.65
     out["crops"] = Crops(out["crops"])                                   # options: their values are checked
     out["mean"] = VariationalMean(out["mean"])
+    out["compile_mode"] = CompileMode(out["compile_mode"])
     return {k: v for k, v in out.items() if isinstance(v, (int, float, Enum)) and k not in ("device", "progress")}
 
 

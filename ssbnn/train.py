@@ -20,15 +20,21 @@ from .models import check_channels, FRN
 from .elbo import ContrastiveELBO, make_task, MeanFieldLinear, task_elbo
 
 # %% auto #0
-__all__ = ['Optimizer', 'PretrainConfig', 'LARS', 'make_optimizer', 'warmup_cosine', 'default_alpha', 'LabelledTask',
-           'local_batch', 'TaskLoss', 'training_state', 'restore_training_state', 'OneProcess', 'NonFiniteLossError',
-           'pretrain', 'TensorBoardLog']
+__all__ = ['Optimizer', 'CompileMode', 'PretrainConfig', 'LARS', 'make_optimizer', 'warmup_cosine', 'default_alpha',
+           'LabelledTask', 'local_batch', 'TaskLoss', 'training_state', 'restore_training_state', 'OneProcess',
+           'NonFiniteLossError', 'pretrain', 'TensorBoardLog']
 
 # %% ../nbs/07_train.ipynb #5a76c2b0
 class Optimizer(str, Enum):
     "The optimiser of the encoder and projection head."
     ADAMW = "adamw" # AdamW with decoupled weight decay: the default for small models
     LARS = "lars"   # LARS with momentum: the paper's choice for ResNet-18 at batch 1000
+
+class CompileMode(str, Enum):
+    "How `torch.compile` builds the training step (CUDA only); the speed piece of `bench/gpu_pieces.sh` times each."
+    DEFAULT = "default"                                         # Inductor's kernels, cuDNN's convolutions
+    AUTOTUNE = "max-autotune-no-cudagraphs"                     # also autotunes the generated kernels' launch settings and GEMM/conv templates
+    GRAPHS = "reduce-overhead"                                  # replays the step as a CUDA graph: no per-kernel launch cost
 
 @dataclass
 class PretrainConfig:
@@ -52,6 +58,7 @@ class PretrainConfig:
     lars_trust: float = 1e-3 # LARS trust coefficient eta
     lars_clip: bool = False # LARS: cap each tensor's rate at the scheduled one (solo-learn's clip_lr)
     compile: bool = False # torch.compile the training step (encoder, head and objective) and the augmentation (CUDA only)
+    compile_mode: str = "default" # how the step is compiled: a `CompileMode`
     monitor_every: float = 0. # epochs between calls of the monitor (0: only at the end)
     sync_bn: bool = False # under torchrun: synchronise batch norm over all ranks (GPUs only); ignored in one process
     resume_changing: tuple = () # settings allowed to differ from a resumed checkpoint's, e.g. ('lr',) after a non-finite loss
@@ -68,6 +75,7 @@ class PretrainConfig:
     def __post_init__(self):
         for name, limits in self.LIMITS.items(): check_number(name, getattr(self, name), **limits)
         as_option(Optimizer, self.optimizer, "optimizer")
+        as_option(CompileMode, self.compile_mode, "compile_mode")
         self.resume_changing = tuple(self.resume_changing)
         bad = [k for k in self.resume_changing if k not in self.CHANGEABLE]
         if bad: raise ValueError(f"resume_changing: {', '.join(map(repr, bad))} cannot change on resuming; choose from {', '.join(self.CHANGEABLE)}")
@@ -384,7 +392,9 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     task = run.wrap(base)
     if device.type == "cuda": _fast_cuda()
     if config.compile and device.type == "cuda":
-        task, augment = torch.compile(task), compiled_augment(augment)          # step: one graph; augmentation: its own
+        mode = as_option(CompileMode, config.compile_mode, "compile_mode")
+        task = torch.compile(task, mode=None if mode is CompileMode.DEFAULT else mode.value)   # the step: one graph
+        augment = compiled_augment(augment)                                                 # the augmentation: its own
     every = max(1, round(config.monitor_every * len(x) / config.batch_size)) if config.monitor_every else total
     bar = tqdm(range(step, total), initial=step, total=total, disable=not (progress and run.is_main), desc="pretrain", leave=False)
     t0 = time.time() - (history[-1]["seconds"] if history else 0.)
