@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GPU measurements of issue 13 as pieces of at most 10 minutes, one device call each (plan: bench/results/README.md).
+# The GPU measurements of issues 13 and 16 as pieces of at most 10 minutes, one device call each (plan: bench/results/README.md).
 # Here, first: bash tools/device_prep.sh. Then each call: run(command="bash bench/gpu_pieces.sh PIECE", carry=[".devdata", ".whl"]).
 # Every record lands under $OUT/<piece>/ (at most 8 files come back); copy them into bench/results/ and commit.
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
@@ -11,11 +11,19 @@
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
 #   long    (~8 min)  the recipe (RECIPE: flags that change it; RECIPE=best: the best SS-BNN point recorded by `sweep`, here or
 #                     in bench/results) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
+# Issue 16 (the paper's tables), after issue 13:
+#   rho     (~2 min)  rho under the BNN prior timed eight ways (bench/rho_speed.py, 512 networks): the fastest sets table1's flags
+#   table1  (~9 min)  Table 1 (bench/prior_cifar.py): the SS prior's ResNet-20-FRN pretrained for EPOCHS (200) at batch 500, and
+#                     8,192 BNN-prior networks run the way `rho` found fastest
+#   ddp     (~5 min)  the one-GPU overhead of the DDP path (bench/ddp_overhead.py, 10 epochs, 2 runs of each kind)
+#   chain   (9 min)   one piece of an EPOCHS (1000) SS-BNN pretraining with SEED (0) in /tmp/runs on the warm machine; run it
+#                     again until its results.json says finished (1.25 s/epoch: three pieces)
+#   evaluate (~9 min) ssbnn-evaluate on CIFAR-10 with the chained models of SEEDS ("0 1 2"), BUDGETS (50,500,5000,all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/device_env.sh || exit 1
 OUT=${OUT:-/tmp/out}
-piece=${1:?which piece: speed, modes, sweep or long}
+piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain or evaluate}
 mkdir -p "$OUT/$piece"
 case $piece in
 speed)
@@ -45,6 +53,25 @@ long)
     read -r -a settings <<< "${RECIPE:-}"   # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
     python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/pretrain_ss-bnn_cifar10_${EPOCHS:-200}ep.json"
   fi ;;
-*) echo "unknown piece $piece: speed, modes, sweep or long"; exit 2 ;;
+rho)
+  python3 bench/rho_speed.py --bnn-samples 512 --bnn-batch 32 --out "$OUT/rho/rho_speed.json" ;;
+table1)
+  [ -f "$OUT/rho/rho_speed.json" ] || { echo "run the rho piece first: its fastest variant sets the flags"; exit 2; }
+  read -r -a flags <<< "$(python3 -c "import json, sys; v = json.load(open(sys.argv[1]))['fastest']
+print(' '.join(f for f, on in (('--one-by-one', 'one-by-one' in v), ('--amp', 'bf16' in v), ('--channels-last', 'channels-last' in v), ('--compile', 'compiled' in v)) if on))" "$OUT/rho/rho_speed.json")"
+  timeout 580 python3 bench/prior_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --bnn-batch 32 "${flags[@]}" \
+      --out "$OUT/table1/prior_cifar10_${EPOCHS:-200}ep.json" ;;
+ddp)
+  timeout 580 python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json" ;;
+chain)
+  run=/tmp/runs/c10-${EPOCHS:-1000}ep-s${SEED:-0}
+  python3 -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \
+      --seed "${SEED:-0}" --max-minutes 8 --quiet --out "$run"
+  cp "$run/results.json" "$OUT/chain/results_s${SEED:-0}.json"; cp "$run/history.json" "$OUT/chain/history_s${SEED:-0}.json" ;;
+evaluate)
+  models=(); for s in ${SEEDS:-0 1 2}; do models+=(--model "/tmp/runs/c10-${EPOCHS:-1000}ep-s$s/model"); done
+  timeout 580 python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
+      "${models[@]}" --budgets "${BUDGETS:-50,500,5000,all}" --seeds 3 --quiet --out "$OUT/evaluate/eval_cifar10" --overwrite ;;
+*) echo "unknown piece $piece: speed, modes, sweep, long, rho, table1, ddp, chain or evaluate"; exit 2 ;;
 esac
 ls -la "$OUT/$piece"

@@ -306,7 +306,7 @@ def _pretrain_results(a, data, model, cfg:PretrainConfig, total:int, argv):
     res = {"dataset": data.name, "method": "ss-bnn*" if a.star_labels else "ss-bnn", "epochs": cfg.epochs, "steps": h["step"],
            "total_steps": total, "finished": h["step"] >= total, "train_images": len(data.x_train), "eval_images": len(data.x_test),
            "knn_accuracy": knn[-1]["knn_accuracy"] if knn else None, "final_tau": h["tau"], "final_sigma": h["sigma"],
-           "train_seconds": h["seconds"], "config": asdict(cfg), **environment(model.device),
+           "final_align": h.get("align"), "train_seconds": h["seconds"], "config": asdict(cfg), **environment(model.device),
            "command": "ssbnn-pretrain " + " ".join(sys.argv[1:] if argv is None else argv)}
     atomic_write(a.out/"history.json", lambda p: p.write_text(json.dumps(model.history_, indent=1)))
     if res["finished"]:
