@@ -2,6 +2,7 @@
 
     python tools/run_nbs.py nbs/04_train.ipynb ...      # run every cell, `#| slow` ones included
     python tools/run_nbs.py --skip cuda --skip slow nbs/*.ipynb
+    python tools/run_nbs.py --skip cuda --skip slow --also CELL_ID ... NB.ipynb   # new slow cells (and the slow cells they need)
 
 Cells marked `#| eval: false` never run; cells with a flag named in --skip keep their saved outputs (by default `cuda`
 cells are skipped where no GPU is present, so outputs saved from a GPU run survive a CPU re-run). Uses execnb, the
@@ -11,8 +12,8 @@ import argparse, time
 from pathlib import Path
 
 
-def run(path:Path, skip:set) -> float:
-    "Execute the notebook at `path` (from its folder), skipping `skip`-flagged cells, and save it; returns seconds."
+def run(path:Path, skip:set, also:set=frozenset()) -> float:
+    "Execute the notebook at `path` (from its folder), skipping `skip`-flagged cells unless their id is in `also`, and save it; returns seconds."
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
     from fastcore.xtras import working_directory
@@ -22,7 +23,7 @@ def run(path:Path, skip:set) -> float:
         if cell.cell_type != "code": return True
         d = extract_directives(cell, remove=False)
         if d.get("eval:", [""])[0].lower() == "false": return True
-        return bool(skip & d.keys())
+        return bool(skip & d.keys()) and cell.get("id") not in also
 
     nb = read_nb(path)
     t = time.time()
@@ -54,9 +55,10 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("notebooks", nargs="+", type=Path)
     p.add_argument("--skip", action="append", default=None, help="flags whose cells are not run (default: cuda without a GPU)")
+    p.add_argument("--also", action="append", default=[], help="id of a cell to run although its flags are skipped (repeatable)")
     a = p.parse_args()
     if a.skip is None:
         import torch
         a.skip = [] if torch.cuda.is_available() else ["cuda"]
     for nb in a.notebooks:
-        print(f"{nb}: {run(nb, set(a.skip)):.0f} s", flush=True)
+        print(f"{nb}: {run(nb, set(a.skip), set(a.also)):.0f} s", flush=True)

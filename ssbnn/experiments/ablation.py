@@ -17,7 +17,7 @@ from .evaluation import Setup
 
 # %% auto #0
 __all__ = ['MEAN_NAMES', 'OBJECTIVES', 'AblationConfig', 'Ablation', 'ablate_variational_mean', 'ablate_batch_size',
-           'ablate_objective']
+           'ablate_objective', 'ablate_temperature']
 
 # %% ../../nbs/experiments/05_ablation.ipynb #45b602a8
 @dataclass
@@ -32,6 +32,8 @@ class AblationConfig:
     objectives: tuple = ("elbo", "ntxent") # pretraining objectives
     ntxent_tau: float = 0.45 # NT-Xent temperature (the paper's for CIFAR-10)
     inference: tuple = ("laplace", "map") # downstream inference for the objective ablation
+    prior_stds: tuple = (1., 0.5, 0.25) # W^c prior standard deviations s_p, with the temperature learnt
+    fixed_taus: tuple = (0.2,) # temperatures held fixed (at the setup's prior)
 
 @dataclass
 class Ablation:
@@ -72,7 +74,8 @@ def _score(model, setup:Setup, cfg:AblationConfig, setting:str, inference=("lapl
     "Fit the readout at every budget and seed and score the evaluation split; one record per (inference, labels, seed)."
     d, recs = setup.data, []
     h = model.history_[-1] if model.history_ else {}
-    base = {"pretrain_seconds": getattr(model, "pretrain_seconds_", None), "final_tau": h.get("tau"), "final_sigma": h.get("sigma"), **(extra or {})}
+    base = {"pretrain_seconds": getattr(model, "pretrain_seconds_", None), "final_tau": h.get("tau"), "final_sigma": h.get("sigma"),
+            "final_align": h.get("align"), **(extra or {})}
     for n in cfg.budgets:
         for k in range(cfg.seeds):
             i = labelled_subset(d.y_train, n, seed=cfg.seed + k)
@@ -91,13 +94,18 @@ def _meta(setup:Setup, cfg:AblationConfig, t0:float) -> dict:
 # %% ../../nbs/experiments/05_ablation.ipynb #0ce5dc48
 MEAN_NAMES = {"zero": "0", "view_a": "z^A", "mean": "(z^A + z^B)/2"}
 
+def _setup_elbo(setup:Setup, cfg:AblationConfig) -> ContrastiveELBO:
+    "A fresh copy of the setup's objective, which must be a `ContrastiveELBO`."
+    elbo = copy.deepcopy(setup.make_ssbnn(cfg.seed).elbo)
+    if not isinstance(elbo, ContrastiveELBO): raise ValueError("the setup's objective must be a ContrastiveELBO for this ablation")
+    return elbo
+
 def ablate_variational_mean(setup:Setup, config:AblationConfig|None=None, progress:bool=False) -> Ablation:
     "Pretrain with each variational mean of q(W^c) in `config.means` (0, z^A, the pair mean); score the Laplace readout."
     cfg, t0, recs = config or AblationConfig(), time.time(), []
     for kind in tqdm(cfg.means, disable=not progress, desc="variational mean"):
         kind = as_option(VariationalMean, kind, "variational mean")
-        elbo = copy.deepcopy(setup.make_ssbnn(cfg.seed).elbo)
-        if not isinstance(elbo, ContrastiveELBO): raise ValueError("the setup's objective must be a ContrastiveELBO to ablate its variational mean")
+        elbo = _setup_elbo(setup, cfg)
         elbo.mean = kind
         recs += _score(_pretrained(setup, cfg, elbo), setup, cfg, MEAN_NAMES[kind.value], extra={"mean": kind.value})
     return Ablation("variational mean", recs, _meta(setup, cfg, t0))
@@ -126,3 +134,18 @@ def ablate_objective(setup:Setup, config:AblationConfig|None=None, progress:bool
         name = "ELBO" if obj == "elbo" else f"NT-Xent (tau {cfg.ntxent_tau:g})"
         recs += _score(model, setup, cfg, name, cfg.inference, extra={"objective": obj})
     return Ablation("objective x inference", recs, _meta(setup, cfg, t0))
+
+# %% ../../nbs/experiments/05_ablation.ipynb #d3899ad2
+def ablate_temperature(setup:Setup, config:AblationConfig|None=None, progress:bool=False) -> Ablation:
+    "Pretrain with the learnt tau under each W^c prior std in `config.prior_stds`, and with tau held at each of `config.fixed_taus`."
+    cfg, t0, recs = config or AblationConfig(), time.time(), []
+    bad = [v for v in (*cfg.prior_stds, *cfg.fixed_taus) if not v > 0]
+    if bad: raise ValueError(f"prior standard deviations and temperatures must be positive, got {bad}")
+    base = _setup_elbo(setup, cfg)
+    sigma = base.log_sigma.exp().item()
+    runs = [(f"learnt τ, s_p {s:g}", ContrastiveELBO(base.log_tau.exp().item(), sigma, s, base.mean, base.n_samples), s, True) for s in cfg.prior_stds]
+    runs += [(f"τ fixed at {t:g}, s_p {base.prior_std:g}", ContrastiveELBO(t, sigma, base.prior_std, base.mean, base.n_samples, learn_tau=False),
+              base.prior_std, False) for t in cfg.fixed_taus]
+    for name, elbo, s, learnt in tqdm(runs, disable=not progress, desc="temperature"):
+        recs += _score(_pretrained(setup, cfg, elbo), setup, cfg, name, extra={"prior_std": s, "learn_tau": learnt})
+    return Ablation("temperature", recs, _meta(setup, cfg, t0))
