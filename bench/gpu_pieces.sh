@@ -15,7 +15,8 @@
 #   rho     (~2 min)  rho under the BNN prior timed eight ways (bench/rho_speed.py, 512 networks): the fastest sets table1's flags
 #   table1  (~9 min)  Table 1 (bench/prior_cifar.py): the SS prior's ResNet-20-FRN pretrained for EPOCHS (200) at batch 500, and
 #                     8,192 BNN-prior networks run the way `rho` found fastest
-#   ddp     (~5 min)  the one-GPU overhead of the DDP path (bench/ddp_overhead.py, 10 epochs, 2 runs of each kind)
+#   ddp     (~8 min)  the one-GPU overhead of the DDP path (bench/ddp_overhead.py, 10 epochs, 2 runs of each kind), then one
+#                     pair with SyncBatchNorm; each record says what ran (backend, SyncBatchNorm layers, compiled graphs)
 #   chain   (9 min)   one piece of an EPOCHS (1000) SS-BNN pretraining with SEED (0) in /tmp/runs on the warm machine; run it
 #                     again until its results.json says finished (1.25 s/epoch: three pieces)
 #   evaluate (~9 min) ssbnn-evaluate on CIFAR-10 with the chained models of SEEDS ("0 1 2"), BUDGETS (50,500,5000,all)
@@ -62,7 +63,8 @@ print(' '.join(f for f, on in (('--one-by-one', 'one-by-one' in v), ('--amp', 'b
   timeout 580 python3 bench/prior_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --bnn-batch 32 "${flags[@]}" \
       --out "$OUT/table1/prior_cifar10_${EPOCHS:-200}ep.json" ;;
 ddp)
-  timeout 580 python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json" ;;
+  timeout 380 python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json"
+  timeout 200 python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 1 --sync-bn --out "$OUT/ddp/ddp_overhead_syncbn.json" ;;
 chain)
   run=/tmp/runs/c10-${EPOCHS:-1000}ep-s${SEED:-0}
   python3 -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \

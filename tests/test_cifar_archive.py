@@ -74,3 +74,16 @@ def test_prior_script_runs_on_cpu(tmp_path):
     for name in ("self-supervised", "BNN, gaussian", "BNN, laplace"):
         assert 0 <= res[name]["alpha"] <= 1 and len(res[name]["interval_95"]) == 2
     assert out.with_suffix(".png").exists() and res["bnn_one_by_one"] and res["bnn_channels_last"]
+
+
+@needs_archive
+def test_ddp_overhead_runs_both_paths_and_says_what_ran(tmp_path):
+    out = tmp_path / "ddp.json"
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "ddp_overhead.py"), "--archive", str(ARCHIVE), "--limit", "800",
+                        "--eval", "100", "--val", "100", "--epochs", "0.25", "--batch-size", "100", "--repeats", "1",
+                        "--no-compile", "--device", "cpu", "--out", str(out)], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads(out.read_text())
+    assert res["ran"]["plain"]["backend"] is None and res["ran"]["torchrun_1"]["backend"] == "gloo"     # the DDP path ran
+    assert res["ran"]["torchrun_1"]["compiled_graphs"] == 0 and res["passed"] in (True, False)
+    assert all(0 < v < 1 for vs in res["knn_accuracy"].values() for v in vs)     # a random subset: not one class
