@@ -31,7 +31,7 @@ class Optimizer(str, Enum):
     LARS = "lars"   # LARS with momentum: the paper's choice for ResNet-18 at batch 1000
 
 class CompileMode(str, Enum):
-    "How `torch.compile` builds the training step (CUDA only); the speed piece of `bench/gpu_pieces.sh` times each."
+    "How `torch.compile` builds the training step (CUDA only); the `modes` piece of `bench/gpu_pieces.sh` times each."
     DEFAULT = "default"                                         # Inductor's kernels, cuDNN's convolutions
     AUTOTUNE = "max-autotune-no-cudagraphs"                     # also autotunes the generated kernels' launch settings and GEMM/conv templates
     GRAPHS = "reduce-overhead"                                  # replays the step as a CUDA graph: no per-kernel launch cost
