@@ -30,9 +30,8 @@ def known_settings() -> dict:
     out = asdict(PretrainConfig.for_cifar10())
     out.update({n: q.default for n, q in inspect.signature(benchmark_pretraining).parameters.items() if q.default is not q.empty})
     out["tau_p"] = 0.65                                                  # None stands for the paper's 0.65
-    out["crops"] = Crops(out["crops"])                                   # options: their values are checked
-    out["mean"] = VariationalMean(out["mean"])
-    out["compile_mode"] = CompileMode(out["compile_mode"])
+    for key, option in (("crops", Crops), ("mean", VariationalMean), ("compile_mode", CompileMode)):
+        out[key] = option(out[key])                                      # options: their values are checked
     return {k: v for k, v in out.items() if isinstance(v, (int, float, Enum)) and k not in ("device", "progress")}
 
 

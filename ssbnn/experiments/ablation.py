@@ -143,9 +143,10 @@ def ablate_temperature(setup:Setup, config:AblationConfig|None=None, progress:bo
     if bad: raise ValueError(f"prior standard deviations and temperatures must be positive, got {bad}")
     base = _setup_elbo(setup, cfg)
     sigma = base.log_sigma.exp().item()
-    runs = [(f"learnt τ, s_p {s:g}", ContrastiveELBO(base.log_tau.exp().item(), sigma, s, base.mean, base.n_samples), s, True) for s in cfg.prior_stds]
-    runs += [(f"τ fixed at {t:g}, s_p {base.prior_std:g}", ContrastiveELBO(t, sigma, base.prior_std, base.mean, base.n_samples, learn_tau=False),
-              base.prior_std, False) for t in cfg.fixed_taus]
-    for name, elbo, s, learnt in tqdm(runs, disable=not progress, desc="temperature"):
-        recs += _score(_pretrained(setup, cfg, elbo), setup, cfg, name, extra={"prior_std": s, "learn_tau": learnt})
+    runs = [(f"learnt τ, s_p {s:g}", ContrastiveELBO(base.log_tau.exp().item(), sigma, s, base.mean, base.n_samples)) for s in cfg.prior_stds]
+    runs += [(f"τ fixed at {t:g}, s_p {base.prior_std:g}", ContrastiveELBO(t, sigma, base.prior_std, base.mean, base.n_samples, learn_tau=False))
+             for t in cfg.fixed_taus]
+    for name, elbo in tqdm(runs, disable=not progress, desc="temperature"):
+        extra = {"prior_std": elbo.prior_std, "learn_tau": elbo.log_tau.requires_grad}      # a buffer when tau is held
+        recs += _score(_pretrained(setup, cfg, elbo), setup, cfg, name, extra=extra)
     return Ablation("temperature", recs, _meta(setup, cfg, t0))
