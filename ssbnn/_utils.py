@@ -12,8 +12,8 @@ import torch
 # %% auto #0
 __all__ = ['REBUILDABLE', 'get_device', 'as_option', 'check_number', 'deferred_interrupt', 'one_interrupt', 'pid_alive',
            'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint', 'load_checkpoint', 'file_sha256',
-           'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec', 'split_tensors', 'join_tensors',
-           'seeded', 'rng_state', 'set_rng_state', 'environment']
+           'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec', 'part_spec', 'spec_text',
+           'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state', 'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -229,6 +229,15 @@ def from_spec(spec):
     try: return cls(**{k: from_spec(v) for k, v in spec["args"].items()})
     except (TypeError, ValueError) as e:
         raise ValueError(f"{spec['class']} cannot be built with the arguments in the config ({e})") from None
+
+def part_spec(obj) -> dict:
+    "`to_spec(obj)`, or its class name with no arguments where ssbnn cannot describe it (such a part is passed by hand)."
+    try: return to_spec(obj)
+    except ValueError: return {"class": f"{type(obj).__module__}.{type(obj).__qualname__}", "args": None}
+
+def spec_text(spec:dict) -> str:
+    "A part's spec as one line for messages, e.g. `NTXent(tau=0.45)`."
+    return spec["class"].rsplit(".", 1)[-1] + "(" + ", ".join(f"{k}={v}" for k, v in (spec["args"] or {}).items()) + ")"
 
 # %% ../nbs/00_utils.ipynb #1f3244ae
 def _is_slot(o) -> bool: return isinstance(o, dict) and set(o) == {"tensor", "dtype", "shape"}

@@ -14,7 +14,7 @@ from fastcore.basics import patch
 from safetensors import SafetensorError
 from safetensors.torch import save_file, load_file
 from ._utils import (get_device, load_checkpoint, seeded, atomic_folder, recover_folder, file_sha256,
-                          to_spec, from_spec, split_tensors, join_tensors)
+                          to_spec, from_spec, part_spec, split_tensors, join_tensors)
 from .data import check_images, check_labelled, labelled_subset, load_digits_splits, data_fingerprint
 from .augment import DigitsAugment
 from .models import DigitsCNN, ProjectionHead
@@ -155,17 +155,12 @@ def parts(self:SSBNN) -> dict:
     "The five parts an `SSBNN` is built from, by name (pass them to `SSBNN(**parts)` or `SSBNN.load(path, **parts)`)."
     return {name: getattr(self, name) for name in PARTS}
 
-def _part_spec(obj) -> dict:
-    "How to rebuild a part, or its class name with no arguments when ssbnn cannot describe it (it is then passed to `load`)."
-    try: return to_spec(obj)
-    except ValueError: return {"class": f"{type(obj).__module__}.{type(obj).__qualname__}", "args": None}
-
 @patch
 def config(self:SSBNN) -> dict:
     "What `save` writes into config.json (without the posterior and the file digests)."
     from ssbnn import __version__
     return {"library": "ssbnn", "format": FORMAT, "ssbnn_version": __version__, "torch_version": torch.__version__,
-            "parts": {name: _part_spec(part) for name, part in self.parts().items()}, "seed": self.seed,
+            "parts": {name: part_spec(part) for name, part in self.parts().items()}, "seed": self.seed,
             "pretrain": to_spec(asdict(self.config_)) if self.config_ is not None else None, "data": self.data_,
             "history": self.history_}
 

@@ -13,7 +13,7 @@ import torch
 from torch import nn, Tensor
 from tqdm.auto import tqdm
 from ._utils import (get_device, as_option, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
-                          rng_state, set_rng_state)
+                          rng_state, set_rng_state, part_spec, spec_text)
 from .data import check_images, check_labels, as_float
 from .augment import compiled_augment
 from .models import check_channels, FRN
@@ -264,14 +264,22 @@ def training_state(path, config, mods, opt, sched, shared, step:int, history:lis
         kept = f"the earlier checkpoint at {path} is kept" if Path(path).exists() else "no checkpoint was written"
         raise NonFiniteLossError(f"weights became non-finite by step {step}; {kept}")
     state.update(optimizer=opt.state_dict(), scheduler=sched.state_dict(), generator=shared.get_state(), rng=rng_state(),
-                 step=step, history=history, config=asdict(config), saved=time.time())
+                 step=step, history=history, config=asdict(config), objective=part_spec(mods[2]), saved=time.time())
     return state
+
+def _check_objective(state:dict, elbo:nn.Module, path):
+    "Refuse to resume a checkpoint made with another objective (SimCLR's NT-Xent for an ELBO, another prior, ...)."
+    made, now = state.get("objective"), part_spec(elbo)          # checkpoints before 2026-11-24 do not say
+    if made is not None and made != now:
+        raise ValueError(f"checkpoint {path} was made with the objective {spec_text(made)}, not this run's {spec_text(now)}; "
+                         f"resume with the same objective or use a new checkpoint path")
 
 def restore_training_state(state:dict, path, config, mods, opt, sched, shared) -> tuple[int, list]:
     "Load a checkpoint's `state` into the modules, optimiser, schedule, shared generator and global RNGs; (step, history)."
     _check_resumable(state["config"], config, path)
     if ("task_layer" in state) != (len(mods) == 4):
         raise ValueError(f"checkpoint {path} was made {'with' if 'task_layer' in state else 'without'} labelled data (SS-BNN*); resume it the same way")
+    _check_objective(state, mods[2], path)
     for name, m in zip(_MODULES, mods): m.load_state_dict(state[name])
     fresh, base_lrs = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups], list(sched.base_lrs)
     opt.load_state_dict(state["optimizer"]); sched.load_state_dict(state["scheduler"])
