@@ -2,6 +2,7 @@
 
     python bench/active_cifar.py --archive path/to/cifar10_train.npz --epochs 50 --seeds 3
     python bench/active_cifar.py --archive ... --ssbnn-model runs/c10-200/model --methods ss-bnn-bald,ss-bnn-random
+    python bench/active_cifar.py --merge part-s0 part-s1 part-s2 --out active_cifar10   # parts run separately, as one result
 
 The archive holds the 50,000 CIFAR-10 training images as packed JPEG bytes (`jpeg`, `offsets`, `labels`, `classes`),
 as on our build machines; with a network connection, `--torchvision-root DIR` reads torchvision's copy instead (then
@@ -9,17 +10,20 @@ the pool is the whole training split and validation / evaluation images come fro
 holds out `--eval` images for evaluation and `--val` from which the 50-image validation set is drawn; the rest is the
 pool. The SS-BNN and SimCLR encoders are pretrained here with the paper's recipe for `--epochs` (the paper: 500) unless
 `--ssbnn-model` / `--simclr-model` give model folders from `ssbnn-pretrain` (or older model.pt files). Writes results.json, active.md and
-active.png into `--out`.
+active.png into `--out`. A run too long for one job runs in parts (`--first-seed`, `--seeds`, `--methods`), which
+`--merge` joins into one result folder afterwards (no data or GPU needed).
 """
 import argparse, sys, time
 from pathlib import Path
+from common import fail
 
+PROG = "active_cifar"
 METHODS = ("ss-bnn-bald", "simclr-entropy", "ensemble-bald", "ss-bnn-random")
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    src = p.add_mutually_exclusive_group(required=True)
+    src = p.add_mutually_exclusive_group()
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
     src.add_argument("--torchvision-root", type=Path, help="torchvision CIFAR-10 folder (download=True if missing)")
     p.add_argument("--epochs", type=float, default=50, help="pretraining epochs of the SS-BNN and SimCLR encoders (default 50; paper 500)")
@@ -43,10 +47,13 @@ def main(argv=None):
     p.add_argument("--no-compile", action="store_true")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None, help="output folder (default bench/results/active_cifar10_<device>_<epochs>ep)")
+    p.add_argument("--merge", type=Path, nargs="+", help="join the result folders of parts of one experiment into --out, and stop")
     a = p.parse_args(argv)
+    if a.merge: return merge(a.merge, a.out)
+    if not (a.archive or a.torchvision_root): fail(PROG, "give --archive FILE or --torchvision-root DIR (or --merge FOLDER...)")
     methods = [m.strip() for m in a.methods.split(",") if m.strip()]
     bad = [m for m in methods if m not in METHODS]
-    if bad: sys.exit(f"active_cifar: unknown method(s) {', '.join(bad)}; choose from {', '.join(METHODS)}")
+    if bad: fail(PROG, f"unknown method(s) {', '.join(bad)}; choose from {', '.join(METHODS)}")
 
     import torch
     from common import cifar_splits
@@ -58,10 +65,9 @@ def main(argv=None):
     from ssbnn.core import SSBNN
     from ssbnn.augment import CropFlip
     from ssbnn.baselines import MAPConfig
-    from ssbnn.cli import check_unseen
+    from ssbnn.cli import check_unseen, check_objective
     from ssbnn.posterior import MAPPosterior
-    from ssbnn.experiments.active import (ActiveConfig, ActiveMethod, ReadoutLearner, MethodLearner, active_learning, write_active,
-                              active_table, paired_gain)
+    from ssbnn.experiments.active import ActiveConfig, ActiveMethod, ReadoutLearner, MethodLearner, active_learning
 
     data, decode_s = cifar_splits(a, "active_cifar")
     device = get_device(a.device)
@@ -72,7 +78,10 @@ def main(argv=None):
         model = cifar_ssbnn(data.num_classes, device=device, seed=0, objective=objective)
         if path is not None:
             loaded = SSBNN.load(path, device=device, **(model.parts() if path.is_file() else {}))
-            check_unseen(loaded, data, path)       # pretrained by ssbnn-pretrain: pass its splits, --eval 9000 --val 1000
+            try:
+                check_unseen(loaded, data, path)   # pretrained by ssbnn-pretrain: pass its splits, --eval 9000 --val 1000
+                check_objective(loaded, path, simclr=objective is not None)
+            except ValueError as e: fail(PROG, str(e))
             return loaded, {"model": str(path)}
         cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, device=str(device))
         t = time.time(); model.pretrain(data.x_train, cfg, progress=False)
@@ -104,12 +113,33 @@ def main(argv=None):
                           command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
     tag = result["meta"]["gpu"].split()[1] if result["meta"]["gpu"] and " " in result["meta"]["gpu"] else device.type
     out = a.out or Path(__file__).parent / "results" / f"active_cifar10_{tag}_{a.epochs:g}ep"
+    report(result, out)
+
+
+def report(result:dict, out:Path):
+    "Write the result folder; print the accuracy table and BALD's paired gain over random every 50 labels."
+    from ssbnn.experiments.active import write_active, active_table, paired_gain
     write_active(result, out)
     print(active_table(result["records"]))
-    if {"ss-bnn-bald", "ss-bnn-random"} <= set(methods):
-        for g in paired_gain(result["records"]):
-            if g["labels"] % 50 == 0: print(f"BALD - random at {g['labels']} labels: {100 * g['mean']:+.2f} points ({g['wins']}/{g['seeds']} seeds)")
+    for g in paired_gain(result["records"]):
+        if g["labels"] % 50 == 0: print(f"BALD - random at {g['labels']} labels: {100 * g['mean']:+.2f} points ({g['wins']}/{g['seeds']} seeds)")
     print(f"wrote {out}")
+
+
+def merge(folders:list, out:Path|None):
+    "Join the results.json of parts of one experiment into one result folder `out`."
+    import json
+    from ssbnn.experiments.active import merge_active
+    if out is None: fail(PROG, "--merge needs --out, the folder of the joined result")
+    if out.resolve() in [f.resolve() for f in folders]: fail(PROG, f"--out {out} is one of the parts; give a new folder")
+    parts = []
+    for f in folders:
+        try: parts.append(json.loads((f / "results.json").read_text()))
+        except (OSError, ValueError) as e: fail(PROG, f"{f} holds no readable results.json ({e}); give folders active_cifar wrote")
+    try: result = merge_active(parts)
+    except (ValueError, KeyError) as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: {e}")
+    result["meta"]["command"] = "python bench/active_cifar.py --merge " + " ".join(map(str, folders)) + f" --out {out}"
+    report(result, out)
 
 
 if __name__ == "__main__":

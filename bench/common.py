@@ -2,12 +2,18 @@
 import sys, time
 
 
+def fail(prog:str, message:str):
+    "Bad input: one line on stderr, exit status 2 (as the package's own commands)."
+    print(f"{prog}: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def cifar_splits(a, prog:str):
     "(splits, seconds to read them) for a script's --archive, --torchvision-root, --val, --eval and --limit arguments."
     from ssbnn.data import load_cifar_splits, archive_splits
     t = time.time()
     if a.archive:
-        if not a.archive.exists(): sys.exit(f"{prog}: no archive at {a.archive}")
+        if not a.archive.exists(): fail(prog, f"no archive at {a.archive}")
         data = archive_splits(a.archive, val=a.val, test=a.eval, limit=a.limit, threads=16)
     else:
         data = load_cifar_splits("cifar10", root=a.torchvision_root, download=True, val=a.val)

@@ -17,13 +17,14 @@ from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
                                           write_evaluation, evaluation_tables)
 from .experiments.cifar import cifar_ssbnn
+from .elbo import NTXent
 from .models import DigitsCNN, ProjectionHead
 from .core import SSBNN
 
 # %% auto #0
 __all__ = ['INPUT_ERRORS', 'EVAL_IMAGES', 'LIKE', 'add_options', 'one_line_errors', 'make_parser', 'run', 'main', 'archive_data',
-           'check_unseen', 'evaluate_parser', 'load_model', 'evaluate_main', 'pretrain_parser', 'pretrain_main',
-           'convert_parser', 'convert_main']
+           'check_unseen', 'check_objective', 'evaluate_parser', 'load_model', 'evaluate_main', 'pretrain_parser',
+           'pretrain_main', 'convert_parser', 'convert_main']
 
 # %% ../nbs/14_cli.ipynb #4ccbcdc7
 class _Parser(argparse.ArgumentParser):
@@ -156,6 +157,13 @@ def check_unseen(model:SSBNN, data:ImageSplits, path):
                          f"{len(data.x_train)} unlabelled ones, so its pretraining may have seen the evaluation images; "
                          f"evaluate with the --eval (and data) it was pretrained with, or pretrain it again with this one")
 
+def check_objective(model:SSBNN, path, simclr:bool=False):
+    "Refuse a model pretrained with the other objective: SS-BNN rows need the contrastive ELBO, SimCLR rows NT-Xent."
+    if isinstance(model.elbo, NTXent) == simclr: return
+    made, need = (("the contrastive ELBO (an SS-BNN)", "a SimCLR model (ssbnn-pretrain --ntxent-tau 0.45)") if simclr else
+                  ("SimCLR's NT-Xent loss", "an SS-BNN (ssbnn-pretrain without --ntxent-tau)"))
+    raise ValueError(f"model {path} was pretrained with {made}, but this needs {need}")
+
 # %% ../nbs/14_cli.ipynb #5bc6e626
 def evaluate_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn-evaluate`."
@@ -208,7 +216,7 @@ def _eval_setup(a) -> tuple:
     ood = load_svhn(a.svhn_root, download=a.download) if a.svhn_root else None
     setup = cifar10_setup(data, ood=ood, ood_name="svhn" if a.svhn_root else None, device=a.device, **epochs)
     models = [load_model(p, data.num_classes, a.device, seed=k) for k, p in enumerate(a.model or [])]
-    for p, m in zip(a.model or [], models): check_unseen(m, data, p)
+    for p, m in zip(a.model or [], models): check_unseen(m, data, p); check_objective(m, p)
     return setup, models or None
 
 def evaluate_main(argv=None) -> int:
@@ -233,7 +241,7 @@ def evaluate_main(argv=None) -> int:
 # %% ../nbs/14_cli.ipynb #a8998b91
 def pretrain_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn-pretrain`."
-    p = _Parser(prog="ssbnn-pretrain", description="Pretrain an SS-BNN (or SS-BNN*) on CIFAR-10 with the paper's recipe; resumable.")
+    p = _Parser(prog="ssbnn-pretrain", description="Pretrain an SS-BNN (or SS-BNN*, or the SimCLR baseline) on CIFAR-10 with the paper's recipe; resumable.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--root", type=Path, help="torchvision CIFAR-10 folder")
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
@@ -243,6 +251,8 @@ def pretrain_parser() -> argparse.ArgumentParser:
     p.add_argument("--features", action="store_true", help="when pretraining is done, also write the train/val/test features (float16, "
                    "files of at most 16 MiB) into OUT/features")
     p.add_argument("--star-labels", type=_number(int, low=0), default=0, help="pretrain SS-BNN* with this many labels (default 0: SS-BNN)")
+    p.add_argument("--ntxent-tau", type=_number(float), default=None, help="pretrain SimCLR instead, with NT-Xent at this temperature "
+                   "(the paper's SimCLR baseline: 0.45), e.g. for the active-learning comparison")
     p.add_argument("--eval", type=_number(int, low=1), default=EVAL_IMAGES, help=f"with --archive: held-out evaluation images "
                    f"(default {EVAL_IMAGES}, as ssbnn-evaluate; the same images whatever --seed)")
     p.add_argument("--limit", type=_number(int, low=0), default=0, help="use a random subset of this many images (smoke tests; default 0: all)")
@@ -269,6 +279,7 @@ def pretrain_main(argv=None) -> int:
         env = init_distributed(a.device)                   # under torchrun: join the other processes; else rank 0 of 1
         say = print if env.is_main else (lambda *args, **kw: None)
         device = str(env.device if env.distributed else get_device(a.device))
+        if a.star_labels and a.ntxent_tau: raise ValueError("--star-labels (SS-BNN*) and --ntxent-tau (SimCLR) exclude each other; give one")
         changing = tuple(k.strip().replace("-", "_") for k in a.resume_changing.split(",") if k.strip())
         cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile,
                                          lars_trust=a.lars_trust, seed=a.seed, device=device, sync_bn=a.sync_bn,
@@ -276,7 +287,7 @@ def pretrain_main(argv=None) -> int:
         if a.tensorboard: TensorBoardLog.check()                       # before any work: the extra is installed
         if env.is_main: claim_folder(a.out, replace_results=True)     # new, empty or this command's own folder; writable
         data = _cifar_data(a)
-        model = cifar_ssbnn(data.num_classes, device=device, seed=a.seed)
+        model = cifar_ssbnn(data.num_classes, device=device, seed=a.seed, objective=NTXent(a.ntxent_tau) if a.ntxent_tau else None)
         labelled = None
         if a.star_labels:
             i = labelled_subset(data.y_train, a.star_labels, seed=a.seed)
@@ -303,7 +314,8 @@ def _pretrain_results(a, data, model, cfg:PretrainConfig, total:int, argv):
     from dataclasses import asdict
     h = model.history_[-1]
     knn = [r for r in model.history_ if "knn_accuracy" in r]
-    res = {"dataset": data.name, "method": "ss-bnn*" if a.star_labels else "ss-bnn", "epochs": cfg.epochs, "steps": h["step"],
+    method = "ss-bnn*" if a.star_labels else "simclr" if a.ntxent_tau else "ss-bnn"
+    res = {"dataset": data.name, "method": method, "epochs": cfg.epochs, "steps": h["step"],
            "total_steps": total, "finished": h["step"] >= total, "train_images": len(data.x_train), "eval_images": len(data.x_test),
            "knn_accuracy": knn[-1]["knn_accuracy"] if knn else None, "final_tau": h["tau"], "final_sigma": h["sigma"],
            "final_align": h.get("align"), "train_seconds": h["seconds"], "config": asdict(cfg), **environment(model.device),

@@ -105,3 +105,31 @@ def test_rho_speed_variants_agree_and_bad_variants_exit_2(tmp_path):
     for v in ("one-by-one-fp32", "one-by-one-fp32-channels-last-compiled"):
         assert rec["variants"][v]["max_rho_change_vs_vmap-fp32"] < 1e-5 < rec["max_rho_change_other_seed"]
     assert rec["variants"]["one-by-one-fp32-channels-last-compiled"]["compile"]
+
+
+def active_part(seed:int, step:int=10, gain:float=0.05) -> dict:
+    "An active_cifar result of one seed: SS-BNN + BALD ahead of random by `gain` at 50, 60 and 70 labels."
+    recs = [{"method": m, "seed": seed, "labels": n, "accuracy": 0.4 + n / 1000 + (gain if m == "ss-bnn-bald" else 0), "nll": 1.5, "ece": 0.1}
+            for m in ("ss-bnn-bald", "ss-bnn-random") for n in (50, 60, 70)]
+    meta = {"config": {"initial": 50, "val": 50, "step": step, "budget": 70, "seeds": 1, "seed": seed, "chunk": 8192}, "dataset": "cifar10",
+            "pool": 1000, "eval_images": 100, "methods": {"ss-bnn-bald": {}, "ss-bnn-random": {}}, "total_seconds": 10.0,
+            "device": "cpu", "torch": "2", "ssbnn": "0"}
+    return {"records": recs, "acquired": {f"{m}/{seed}": list(range(70)) for m in ("ss-bnn-bald", "ss-bnn-random")}, "meta": meta}
+
+
+def test_active_parts_merge_into_one_result(tmp_path):
+    for name, part in (("s0", active_part(0)), ("s1", active_part(1)), ("step20", active_part(2, step=20))):
+        (tmp_path / name).mkdir(); (tmp_path / name / "results.json").write_text(json.dumps(part))
+    run = lambda *args: subprocess.run([sys.executable, str(ROOT / "bench" / "active_cifar.py"), *map(str, args)], capture_output=True, text=True)
+    r = run("--merge", tmp_path / "s0", tmp_path / "s1", "--out", tmp_path / "all")
+    assert r.returncode == 0, r.stderr[-2000:]
+    res = json.loads((tmp_path / "all" / "results.json").read_text())
+    assert res["meta"]["seeds_run"] == [0, 1] and res["meta"]["total_seconds"] == 20.0 and len(res["records"]) == 12
+    assert "BALD - random at 50 labels: +5.00 points (2/2 seeds)" in r.stdout
+    assert {p.name for p in (tmp_path / "all").iterdir()} >= {"results.json", "active.md", "active.png"}
+    for args, message in (((tmp_path / "s0", tmp_path / "s0"), "ss-bnn-bald/0 (method/seed) is in two parts"),
+                          ((tmp_path / "s0", tmp_path / "step20"), "different protocols (step: 10 vs 20)"),
+                          ((tmp_path / "s0", tmp_path / "none"), "holds no readable results.json")):
+        bad = run("--merge", *args, "--out", tmp_path / "bad")
+        assert bad.returncode == 2 and message in bad.stderr.strip().splitlines()[-1] and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+    assert "--merge needs --out" in run("--merge", tmp_path / "s0").stderr

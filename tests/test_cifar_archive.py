@@ -87,3 +87,24 @@ def test_ddp_overhead_runs_both_paths_and_says_what_ran(tmp_path):
     assert res["ran"]["plain"]["backend"] is None and res["ran"]["torchrun_1"]["backend"] == "gloo"     # the DDP path ran
     assert res["ran"]["torchrun_1"]["compiled_graphs"] == 0 and res["passed"] in (True, False)
     assert all(0 < v < 1 for vs in res["knn_accuracy"].values() for v in vs)     # a random subset: not one class
+
+
+@needs_archive
+def test_active_learning_runs_on_models_from_ssbnn_pretrain(tmp_path):
+    "The active-learning row's plumbing: SS-BNN and SimCLR pretrained by ssbnn-pretrain (as the chain does), then active_cifar on them."
+    split = ["--archive", str(ARCHIVE), "--limit", "500", "--eval", "50"]
+    for name, extra in (("ss", []), ("sc", ["--ntxent-tau", "0.45"])):
+        r = subprocess.run([sys.executable, "-c", "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())", *split, "--epochs", "0.5",
+                            "--batch-size", "64", "--no-compile", "--device", "cpu", "--quiet", "--out", str(tmp_path / name), *extra],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-3000:]
+    active = [sys.executable, str(ROOT / "bench" / "active_cifar.py"), *split, "--val", "1000", "--initial", "10", "--val-labels", "10",
+              "--step", "10", "--budget", "20", "--seeds", "1", "--samples", "4", "--device", "cpu", "--no-compile"]
+    r = subprocess.run([*active, "--ssbnn-model", str(tmp_path / "ss" / "model"), "--simclr-model", str(tmp_path / "sc" / "model"),
+                        "--methods", "ss-bnn-bald,simclr-entropy", "--out", str(tmp_path / "al")], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path / "al" / "results.json").read_text())
+    assert sorted({(x["method"], x["labels"]) for x in res["records"]}) == [(m, n) for m in ("simclr-entropy", "ss-bnn-bald") for n in (10, 20)]
+    swapped = subprocess.run([*active, "--ssbnn-model", str(tmp_path / "sc" / "model"), "--methods", "ss-bnn-bald", "--out", str(tmp_path / "x")],
+                             capture_output=True, text=True, timeout=600)
+    assert swapped.returncode == 2 and "pretrained with SimCLR's NT-Xent loss" in swapped.stderr.strip().splitlines()[-1]

@@ -22,7 +22,7 @@ from ..report import table, plot, write_results
 # %% auto #0
 __all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition', 'ReadoutLearner',
            'MethodLearner', 'ActiveConfig', 'ActiveMethod', 'score_pool', 'acquire', 'active_learning', 'active_table',
-           'paired_gain', 'plot_active', 'write_active', 'paper_methods']
+           'paired_gain', 'plot_active', 'write_active', 'merge_active', 'paper_methods']
 
 # %% ../../nbs/experiments/04_active.ipynb #0f67816c
 def _check_samples(samples:Tensor):
@@ -278,6 +278,30 @@ def write_active(result:dict, out) -> Path:
     tables = "\n\n".join(active_table(recs, k) for k in ("accuracy", "ece"))
     return write_results(out, result, head + tables + "\n\n![accuracy vs labels](active.png)\n", plot_active(recs, ("accuracy", "ece")),
                          ("results.json", "active.md", "active.png"))
+
+# %% ../../nbs/experiments/04_active.ipynb #a5e5495b
+def _protocol(meta:dict) -> dict:
+    "What the parts of one experiment must share: the data, the starting and validation sets' sizes, the step."
+    return {**{k: meta[k] for k in ("dataset", "pool", "eval_images")}, **{k: meta["config"][k] for k in ("initial", "val", "step")}}
+
+def merge_active(results:list[dict]) -> dict:
+    "One result from parts of an experiment run separately (other seeds or methods): records and acquisitions joined, times summed."
+    if not results: raise ValueError("give at least one active-learning result to merge")
+    want, first = _protocol(results[0]["meta"]), results[0]["meta"]
+    for r in results[1:]:
+        have = _protocol(r["meta"])
+        diff = [f"{k}: {want[k]} vs {have[k]}" for k in want if have[k] != want[k]]
+        if diff: raise ValueError(f"these parts ran different protocols ({', '.join(diff)}); merge parts of one experiment")
+    acquired = {}
+    for r in results:
+        twice = sorted(set(r["acquired"]) & set(acquired))
+        if twice: raise ValueError(f"{twice[0]} (method/seed) is in two parts; merge each run once")
+        acquired.update(r["acquired"])
+    seeds = sorted({r["seed"] for res in results for r in res["records"]})
+    meta = {**first, "methods": {k: v for res in results for k, v in res["meta"]["methods"].items()},
+            "total_seconds": sum(res["meta"]["total_seconds"] for res in results), "seeds_run": seeds,
+            "parts": [res["meta"] for res in results]}
+    return {"records": [r for res in results for r in res["records"]], "acquired": acquired, "meta": meta}
 
 # %% ../../nbs/experiments/04_active.ipynb #8f526951
 def paper_methods(ssbnn, # a pretrained `SSBNN` (variational ELBO)
