@@ -11,7 +11,8 @@ from ._utils import atomic_write, deferred_interrupt, remove_stale_temps
 from .baselines import METHODS
 
 # %% auto #0
-__all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'claim_folder', 'new_run_folder', 'write_results']
+__all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'claim_folder', 'new_run_folder', 'write_results',
+           'merge_results']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -176,3 +177,24 @@ def write_results(out, # the results folder (created if missing)
                     os.replace(tmp/n, out/n)
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+# %% ../nbs/12_report.ipynb #423e65fc
+def merge_results(results:list[dict], # result sets {'records': [...], 'meta': {...}} of parts of one experiment
+                  key:tuple, # the record fields that name one run, e.g. ('method', 'labels', 'seed'); a run is in one part only
+                  shared=lambda meta: {}, # meta -> {setting: value} that every part must have alike
+                 ) -> dict:
+    "One result set from parts run separately: records joined, wall times summed, each part's meta kept under 'parts'."
+    if not results: raise ValueError("give at least one result set to merge")
+    want = shared(results[0]["meta"])
+    for res in results[1:]:
+        have = shared(res["meta"])
+        diff = [f"{k}: {want[k]} vs {have.get(k)}" for k in want if have.get(k) != want[k]]
+        if diff: raise ValueError(f"these parts ran different protocols ({', '.join(diff)}); merge parts of one experiment")
+    owner = {}
+    for i, res in enumerate(results):
+        for r in res["records"]:
+            run = tuple(r.get(f) for f in key)
+            if owner.setdefault(run, i) != i:
+                raise ValueError(f"the run {', '.join(f'{f} {v}' for f, v in zip(key, run))} is in parts {owner[run] + 1} and {i + 1}; merge each run once")
+    meta = {**results[0]["meta"], "total_seconds": sum(res["meta"]["total_seconds"] for res in results), "parts": [res["meta"] for res in results]}
+    return {"records": [r for res in results for r in res["records"]], "meta": meta}

@@ -127,7 +127,7 @@ def test_active_parts_merge_into_one_result(tmp_path):
     assert res["meta"]["seeds_run"] == [0, 1] and res["meta"]["total_seconds"] == 20.0 and len(res["records"]) == 12
     assert "BALD - random at 50 labels: +5.00 points (2/2 seeds)" in r.stdout
     assert {p.name for p in (tmp_path / "all").iterdir()} >= {"results.json", "active.md", "active.png"}
-    for args, message in (((tmp_path / "s0", tmp_path / "s0"), "ss-bnn-bald/0 (method/seed) is in two parts"),
+    for args, message in (((tmp_path / "s0", tmp_path / "s0"), "the run method ss-bnn-bald, seed 0 is in parts 1 and 2"),
                           ((tmp_path / "s0", tmp_path / "step20"), "different protocols (step: 10 vs 20)"),
                           ((tmp_path / "s0", tmp_path / "none"), "holds no readable results.json")):
         bad = run("--merge", *args, "--out", tmp_path / "bad")

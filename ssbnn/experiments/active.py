@@ -17,7 +17,7 @@ from ..data import ImageSplits, labelled_subset
 from ..metrics import evaluate, predictive_entropy
 from ..posterior import MAPPosterior, PriorEdgeWarning
 from ..baselines import MAPConfig, Labelled, METHODS
-from ..report import table, plot, write_results
+from ..report import table, plot, write_results, merge_results
 
 # %% auto #0
 __all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition', 'ReadoutLearner',
@@ -286,22 +286,11 @@ def _protocol(meta:dict) -> dict:
 
 def merge_active(results:list[dict]) -> dict:
     "One result from parts of an experiment run separately (other seeds or methods): records and acquisitions joined, times summed."
-    if not results: raise ValueError("give at least one active-learning result to merge")
-    want, first = _protocol(results[0]["meta"]), results[0]["meta"]
-    for r in results[1:]:
-        have = _protocol(r["meta"])
-        diff = [f"{k}: {want[k]} vs {have[k]}" for k in want if have[k] != want[k]]
-        if diff: raise ValueError(f"these parts ran different protocols ({', '.join(diff)}); merge parts of one experiment")
-    acquired = {}
-    for r in results:
-        twice = sorted(set(r["acquired"]) & set(acquired))
-        if twice: raise ValueError(f"{twice[0]} (method/seed) is in two parts; merge each run once")
-        acquired.update(r["acquired"])
-    seeds = sorted({r["seed"] for res in results for r in res["records"]})
-    meta = {**first, "methods": {k: v for res in results for k, v in res["meta"]["methods"].items()},
-            "total_seconds": sum(res["meta"]["total_seconds"] for res in results), "seeds_run": seeds,
-            "parts": [res["meta"] for res in results]}
-    return {"records": [r for res in results for r in res["records"]], "acquired": acquired, "meta": meta}
+    out = merge_results(results, ("method", "seed"), _protocol)
+    out["acquired"] = {k: v for res in results for k, v in res["acquired"].items()}
+    out["meta"].update(methods={k: v for res in results for k, v in res["meta"]["methods"].items()},
+                       seeds_run=sorted({r["seed"] for r in out["records"]}))
+    return out
 
 # %% ../../nbs/experiments/04_active.ipynb #8f526951
 def paper_methods(ssbnn, # a pretrained `SSBNN` (variational ELBO)
