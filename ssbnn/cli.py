@@ -15,7 +15,7 @@ from .distributed import init_distributed, close_distributed
 from .report import table, claim_folder, new_run_folder
 from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
-                                          write_evaluation, evaluation_tables)
+                                          write_evaluation, evaluation_tables, merge_evaluations)
 from .experiments.cifar import cifar_ssbnn
 from .elbo import NTXent
 from .models import DigitsCNN, ProjectionHead
@@ -181,7 +181,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
                    f"digits {PretrainConfig.epochs:g}, cifar10 {PretrainConfig.for_cifar10().epochs:g})")
     p.add_argument("--budgets", type=_budgets, default=None, help=f"label budgets (default: digits {','.join(map(str, EvalConfig.budgets))}; "
                    f"cifar10 {','.join(map(str, EvalConfig.cifar10().budgets))})")
-    add_options(p, EvalConfig, ["seeds", "ensemble", "ss_ensemble"])
+    add_options(p, EvalConfig, ["seeds", "seed", "ensemble", "ss_ensemble"])
     p.add_argument("--pretrain-seeds", type=_number(int, **EvalConfig.LIMITS["seeds"]), default=None, help="SS-BNN pretrainings the "
                    "label seeds take in turn (default: one per seed, as the paper's standard errors need; 1 shares one between them)")
     p.add_argument("--methods", default=",".join(EvalConfig.methods), help="comma-separated names of registered methods "
@@ -190,6 +190,8 @@ def evaluate_parser() -> argparse.ArgumentParser:
     add_options(p, digits_setup, ["device"])
     p.add_argument("--out", type=Path, default=None, help="output folder (default: a new folder under ssbnn-runs/)")
     p.add_argument("--overwrite", action="store_true", help="replace results already in --out")
+    p.add_argument("--merge", type=Path, nargs="+", help="join the result folders of parts of one evaluation (other --seed or "
+                   "--methods) into --out, and stop")
     p.add_argument("--quiet", action="store_true")
     return p
 
@@ -223,6 +225,7 @@ def evaluate_main(argv=None) -> int:
     "Entry point of `ssbnn-evaluate`: bad input prints one line and exits with status 2."
     a = evaluate_parser().parse_args(argv)
     with one_line_errors("ssbnn-evaluate") as status:
+        if a.merge: _merge(a); return status.code
         get_device(a.device)
         names = tuple(CORRUPTIONS) if a.corruptions == "all" else () if a.corruptions == "none" else tuple(a.corruptions.split(","))
         kw = dict(seeds=a.seeds, methods=tuple(m.strip() for m in a.methods.split(",") if m.strip()), ensemble=a.ensemble,
@@ -237,6 +240,21 @@ def evaluate_main(argv=None) -> int:
         print(evaluation_tables(result["records"]))
         print(f"\nwall time {result['meta']['total_seconds']:.0f} s; tables in {out}/tables.md")
     return status.code
+
+def _merge(a):
+    "`ssbnn-evaluate --merge`: the parts' results.json joined into one evaluation in --out."
+    if a.out is None: raise ValueError("--merge needs --out, the folder of the joined evaluation")
+    if a.out.resolve() in [f.resolve() for f in a.merge]: raise ValueError(f"--out {a.out} is one of the parts; give a new folder")
+    parts = []
+    for f in a.merge:
+        try: parts.append(json.loads((f/"results.json").read_text()))
+        except (OSError, ValueError) as e: raise ValueError(f"{f} holds no readable results.json ({e}); give folders ssbnn-evaluate wrote") from None
+    try: result = merge_evaluations(parts)
+    except KeyError as e: raise ValueError(f"a part lacks {e}; give folders ssbnn-evaluate wrote") from None
+    out = _out_dir(a.out, a.overwrite, "eval-merged")
+    write_evaluation(result, out)
+    print(evaluation_tables(result["records"]))
+    print(f"\n{len(parts)} parts, wall time {result['meta']['total_seconds']:.0f} s in all; tables in {out}/tables.md")
 
 # %% ../nbs/14_cli.ipynb #a8998b91
 def pretrain_parser() -> argparse.ArgumentParser:

@@ -2,7 +2,7 @@
 import json, subprocess
 from pathlib import Path
 import pytest
-from conftest import console
+from conftest import console, ROOT
 
 SHORT = ["--epochs", "2", "--batch-size", "256", "--budgets", "10,30", "--seeds", "2", "--device", "cpu", "--quiet"]
 
@@ -284,3 +284,22 @@ def test_kills_during_saves_leave_a_loadable_checkpoint(tmp_path):
         remove_stale_temps(path)
         assert not list(tmp_path.glob(".ck.pt.tmp*"))
     assert steps and path.exists()
+
+
+def test_evaluation_parts_merge_into_the_whole_runs_tables(tmp_path):
+    "The recorded digits evaluation split by label seed into three parts, as separate jobs would write them, joins back into its own tables."
+    from ssbnn.experiments.evaluation import evaluation_tables
+    whole = json.loads((ROOT / "bench" / "results" / "digits_evaluation" / "results.json").read_text())
+    for k in range(3):
+        (tmp_path / f"s{k}").mkdir()
+        part = {"records": [r for r in whole["records"] if r["seed"] == k], "meta": {**whole["meta"], "total_seconds": 10.0}}
+        (tmp_path / f"s{k}" / "results.json").write_text(json.dumps(part))
+    code, out, err = call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s1", tmp_path / "s2", "--out", tmp_path / "all")
+    assert code == 0, err
+    merged = json.loads((tmp_path / "all" / "results.json").read_text())
+    assert evaluation_tables(merged["records"]) == evaluation_tables(whole["records"]) and merged["meta"]["total_seconds"] == 30.0
+    assert "3 parts" in out and (tmp_path / "all" / "tables.md").exists()
+    one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s0", "--out", tmp_path / "twice"), "is in parts 1 and 2")
+    one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "none", "--out", tmp_path / "x"), "holds no readable results.json")
+    one_line_2(call(evaluate_main, "--merge", tmp_path / "s0"), "--merge needs --out")
+    one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s1", "--out", tmp_path / "s1"), "is one of the parts")

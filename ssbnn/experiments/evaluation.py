@@ -20,14 +20,15 @@ from ..train import PretrainConfig
 from ..metrics import evaluate, ood_auroc, confidence
 from ..posterior import PriorEdgeWarning
 from ..baselines import MAPConfig, SWAGConfig, Labelled, METHODS, Method
-from ..report import summarize, table, plot, label, write_results
+from ..report import summarize, table, plot, label, write_results, merge_results
 from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
 # %% auto #0
 __all__ = ['POOLED', 'LAPLACE_PAIRS', 'Setup', 'digits_setup', 'cifar10_setup', 'score', 'EvalConfig', 'labelled',
            'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note', 'evaluation_tables',
-           'corruption_note', 'pretraining_line', 'write_evaluation', 'laplace_table', 'main_report', 'write_main_job']
+           'corruption_note', 'pretraining_line', 'write_evaluation', 'merge_evaluations', 'laplace_table',
+           'main_report', 'write_main_job']
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #3f8c0a6c
 @dataclass
@@ -100,9 +101,11 @@ class EvalConfig:
     pretrain_seeds: int|None = None # SS-BNN pretrainings the label seeds take in turn (None: one per seed, as the paper's standard errors need)
     corruptions: tuple = tuple(CORRUPTIONS) # corruptions averaged for OOD generalisation (empty: skip)
     severity: int = 5 # corruption severity
+    corruption_seed: int = 0 # seed of the corruptions' random draws (not `seed`: parts of one evaluation run with other seeds share them)
     ood: bool = True # score OOD detection against the setup's OOD set
 
     LIMITS: ClassVar[dict] = dict(seeds=dict(low=1, high=1000, integer=True), seed=dict(low=0, high=2**31 - 1, integer=True),
+                                  corruption_seed=dict(low=0, high=2**31 - 1, integer=True),
                                   ensemble=dict(low=1, high=100, integer=True), ss_ensemble=dict(low=1, high=100, integer=True),
                                   severity=dict(low=1, high=5, integer=True))
 
@@ -154,8 +157,8 @@ def _pretrained(setup:Setup, cfg:EvalConfig, progress:bool, pretrained=None, che
             for j in range(cfg.pretrainings()[0])]
 
 def _recipe(config:PretrainConfig|None) -> dict:
-    "Epochs and task size of a pretraining; None for a model that does not say how it was pretrained (an older model.pt)."
-    return {"epochs": config.epochs if config else None, "batch_size": config.batch_size if config else None}
+    "Epochs, task size and seed of a pretraining; None for a model that does not say how it was pretrained (an older model.pt)."
+    return {k: getattr(config, k) if config else None for k in ("epochs", "batch_size", "seed")}
 
 def _turn(ssbnns:list, k:int, turn:int) -> list:
     "The pretrained SS-BNNs as the `k`-th label seed sees them: from its own (number `k` mod `turn`) on, then the others."
@@ -191,7 +194,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     d = setup.data
     counts = cfg.label_counts(len(d.y_train), d.num_classes)   # before any pretraining
     t0 = time.time()
-    corrupted = {k: torch.from_numpy(v) for k, v in corrupted_sets(_uint8(d.x_test), cfg.severity, cfg.seed, cfg.corruptions).items()} if cfg.corruptions else {}
+    corrupted = {k: torch.from_numpy(v) for k, v in corrupted_sets(_uint8(d.x_test), cfg.severity, cfg.corruption_seed, cfg.corruptions).items()} if cfg.corruptions else {}
     ss = _pretrained(setup, cfg, progress, pretrained, checkpoint)
     t_pre, records = time.time() - t0, []
     with warnings.catch_warnings():                          # a pick on a grid edge is recorded ('prior_on_edge') and reported
@@ -290,6 +293,30 @@ def write_evaluation(result:dict, out) -> Path:
     keys = [k for k in ("accuracy", "nll", "ece", "c_accuracy", "ood_auroc") if k in recs[0]]
     return write_results(out, result, head + evaluation_tables(recs) + "\n\n![metrics vs labels](evaluation.png)\n",
                          plot(recs, keys), ("results.json", "tables.md", "evaluation.png"))
+
+# %% ../../nbs/experiments/03_evaluation.ipynb #266c348a
+def _eval_protocol(meta:dict) -> dict:
+    "What the parts of one evaluation must share: the images they are scored on."
+    return {k: meta["config"].get(k) for k in ("corruptions", "severity", "corruption_seed", "ood")}
+
+def _renumbered(result:dict, pretrained:list) -> dict:
+    "`result` with its records' pretraining indices into `pretrained`, every part's list, grown by the pretrainings no earlier part had."
+    earlier, local = len(pretrained), []
+    for p in result["meta"].get("pretrained", []):       # a part's own are distinct; an earlier part's equal one is the same
+        same = [i for i in range(earlier) if pretrained[i] == p and i not in local]
+        if not same: pretrained.append(p)
+        local.append(same[0] if same else len(pretrained) - 1)
+    recs = [{**r, "pretrainings": [local[i] for i in r["pretrainings"]]} if "pretrainings" in r else r for r in result["records"]]
+    return {**result, "records": recs}
+
+def merge_evaluations(results:list[dict]) -> dict:
+    "One evaluation from parts run separately (label seeds or methods per job): records joined, pretrainings numbered across parts."
+    pretrained = []
+    out = merge_results([_renumbered(r, pretrained) for r in results], ("method", "labels", "seed"), _eval_protocol)
+    methods = [m for res in results for m in res["meta"]["config"]["methods"]]
+    out["meta"].update(pretrained=pretrained, pretrain_seconds=sum(res["meta"]["pretrain_seconds"] for res in results),
+                       config={**out["meta"]["config"], "methods": list(dict.fromkeys(methods))})
+    return out
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #6b2d8e51
 LAPLACE_PAIRS = (("ss-bnn", "ss-map"), ("ll-laplace", "map"))   # (a Laplace posterior, its own MAP)
