@@ -18,13 +18,20 @@
 #   ddp     (~8 min)  the one-GPU overhead of the DDP path (bench/ddp_overhead.py, 10 epochs, 2 runs of each kind), then one
 #                     pair with SyncBatchNorm; each record says what ran (backend, SyncBatchNorm layers, compiled graphs)
 #   chain   (9 min)   one piece of an EPOCHS (1000) SS-BNN pretraining with SEED (0) in /tmp/runs on the warm machine; run it
-#                     again until its results.json says finished (1.25 s/epoch: three pieces)
-#   evaluate (~9 min) ssbnn-evaluate on CIFAR-10 with the chained models of SEEDS ("0 1 2"), BUDGETS (50,500,5000,all)
+#                     again until its results.json says finished (1.25 s/epoch: three pieces); OBJECTIVE=simclr pretrains
+#                     SimCLR instead (NT-Xent at NTXENT_TAU, 0.45). The machine is given back after 30 minutes held, so a
+#                     chain and everything that uses its model run in one session
+#   evaluate (~9 min) ssbnn-evaluate on CIFAR-10: METHODS (ss-bnn,ss-map) with the chained models of SEEDS ("0"; "" for
+#                     none: baselines only), label seeds FIRST_SEED (the first of SEEDS) on, LABEL_SEEDS (1) of them, BUDGETS
+#                     (50,500,5000,all), STAR_EPOCHS (SS-BNN*'s pretraining, if METHODS has it); parts of sessions join
+#                     here with ssbnn-evaluate --merge
+#   active  (~9 min)  active learning (bench/active_cifar.py) with the chained EPOCHS (500) SS-BNN and SimCLR of seed 0, METHODS
+#                     (ss-bnn-bald,ss-bnn-random,simclr-entropy), label seed SEED (0); parts join with active_cifar.py --merge
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/device_env.sh || exit 1
 OUT=${OUT:-/tmp/out}
-piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain or evaluate}
+piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate or active}
 mkdir -p "$OUT/$piece"
 case $piece in
 speed)
@@ -66,14 +73,25 @@ ddp)
   timeout 380 python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json"
   timeout 200 python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 1 --sync-bn --out "$OUT/ddp/ddp_overhead_syncbn.json" ;;
 chain)
-  run=/tmp/runs/c10-${EPOCHS:-1000}ep-s${SEED:-0}
+  case ${OBJECTIVE:-ss-bnn} in
+    ss-bnn) tag=c10-${EPOCHS:-1000}ep-s${SEED:-0}; objective=() ;;
+    simclr) tag=c10-simclr-${EPOCHS:-1000}ep-s${SEED:-0}; objective=(--ntxent-tau "${NTXENT_TAU:-0.45}") ;;
+    *) echo "OBJECTIVE must be ss-bnn or simclr, not ${OBJECTIVE}"; exit 2 ;;
+  esac
   python3 -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \
-      --seed "${SEED:-0}" --max-minutes 8 --quiet --out "$run"
-  cp "$run/results.json" "$OUT/chain/results_s${SEED:-0}.json"; cp "$run/history.json" "$OUT/chain/history_s${SEED:-0}.json" ;;
+      --seed "${SEED:-0}" "${objective[@]}" --max-minutes 8 --quiet --out "/tmp/runs/$tag"
+  cp "/tmp/runs/$tag/results.json" "$OUT/chain/results_$tag.json"; cp "/tmp/runs/$tag/history.json" "$OUT/chain/history_$tag.json" ;;
 evaluate)
-  models=(); for s in ${SEEDS:-0 1 2}; do models+=(--model "/tmp/runs/c10-${EPOCHS:-1000}ep-s$s/model"); done
+  read -r -a seeds <<< "${SEEDS-0}"
+  models=(); for s in "${seeds[@]}"; do models+=(--model "/tmp/runs/c10-${EPOCHS:-1000}ep-s$s/model"); done
+  first=${FIRST_SEED:-${seeds[0]:-0}}
   timeout 580 python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
-      "${models[@]}" --budgets "${BUDGETS:-50,500,5000,all}" --seeds 3 --quiet --out "$OUT/evaluate/eval_cifar10" --overwrite ;;
-*) echo "unknown piece $piece: speed, modes, sweep, long, rho, table1, ddp, chain or evaluate"; exit 2 ;;
+      "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
+      --seeds "${LABEL_SEEDS:-1}" --quiet --out "$OUT/evaluate/eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first" --overwrite ;;
+active)
+  timeout 580 python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
+      --ssbnn-model "/tmp/runs/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "/tmp/runs/c10-simclr-${EPOCHS:-500}ep-s0/model" \
+      --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" --out "$OUT/active/active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}" ;;
+*) echo "unknown piece $piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate or active"; exit 2 ;;
 esac
 ls -la "$OUT/$piece"
