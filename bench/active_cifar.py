@@ -128,15 +128,9 @@ def report(result:dict, out:Path):
 
 def merge(folders:list, out:Path|None):
     "Join the results.json of parts of one experiment into one result folder `out`."
-    import json
+    from ssbnn.report import read_parts
     from ssbnn.experiments.active import merge_active
-    if out is None: fail(PROG, "--merge needs --out, the folder of the joined result")
-    if out.resolve() in [f.resolve() for f in folders]: fail(PROG, f"--out {out} is one of the parts; give a new folder")
-    parts = []
-    for f in folders:
-        try: parts.append(json.loads((f / "results.json").read_text()))
-        except (OSError, ValueError) as e: fail(PROG, f"{f} holds no readable results.json ({e}); give folders active_cifar wrote")
-    try: result = merge_active(parts)
+    try: result = merge_active(read_parts(folders, out))
     except (ValueError, KeyError) as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: {e}")
     result["meta"]["command"] = "python bench/active_cifar.py --merge " + " ".join(map(str, folders)) + f" --out {out}"
     report(result, out)

@@ -12,7 +12,7 @@ from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits,
 from .train import PretrainConfig, TensorBoardLog
 from .features import KNNMonitor, save_features
 from .distributed import init_distributed, close_distributed
-from .report import table, claim_folder, new_run_folder
+from .report import table, claim_folder, new_run_folder, read_parts
 from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
                                           write_evaluation, evaluation_tables, merge_evaluations)
@@ -243,12 +243,7 @@ def evaluate_main(argv=None) -> int:
 
 def _merge(a):
     "`ssbnn-evaluate --merge`: the parts' results.json joined into one evaluation in --out."
-    if a.out is None: raise ValueError("--merge needs --out, the folder of the joined evaluation")
-    if a.out.resolve() in [f.resolve() for f in a.merge]: raise ValueError(f"--out {a.out} is one of the parts; give a new folder")
-    parts = []
-    for f in a.merge:
-        try: parts.append(json.loads((f/"results.json").read_text()))
-        except (OSError, ValueError) as e: raise ValueError(f"{f} holds no readable results.json ({e}); give folders ssbnn-evaluate wrote") from None
+    parts = read_parts(a.merge, a.out)
     try: result = merge_evaluations(parts)
     except KeyError as e: raise ValueError(f"a part lacks {e}; give folders ssbnn-evaluate wrote") from None
     out = _out_dir(a.out, a.overwrite, "eval-merged")

@@ -12,7 +12,7 @@ from .baselines import METHODS
 
 # %% auto #0
 __all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'claim_folder', 'new_run_folder', 'write_results',
-           'merge_results']
+           'merge_results', 'read_parts']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -198,3 +198,15 @@ def merge_results(results:list[dict], # result sets {'records': [...], 'meta': {
                 raise ValueError(f"the run {', '.join(f'{f} {v}' for f, v in zip(key, run))} is in parts {owner[run] + 1} and {i + 1}; merge each run once")
     meta = {**results[0]["meta"], "total_seconds": sum(res["meta"]["total_seconds"] for res in results), "parts": [res["meta"] for res in results]}
     return {"records": [r for res in results for r in res["records"]], "meta": meta}
+
+def read_parts(folders:list, # result folders, each holding the results.json of one part
+               out, # the folder the merged result goes to
+              ) -> list[dict]:
+    "The result sets of parts to merge, read from their folders; refuses an `out` that is one of them."
+    if out is None: raise ValueError("merging needs --out, the folder of the joined result")
+    if Path(out).resolve() in [Path(f).resolve() for f in folders]: raise ValueError(f"--out {out} is one of the parts; give a new folder")
+    parts = []
+    for f in folders:
+        try: parts.append(json.loads((Path(f)/"results.json").read_text()))
+        except (OSError, ValueError) as e: raise ValueError(f"{f} holds no readable results.json ({e}); give result folders ssbnn wrote") from None
+    return parts

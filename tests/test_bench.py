@@ -132,4 +132,4 @@ def test_active_parts_merge_into_one_result(tmp_path):
                           ((tmp_path / "s0", tmp_path / "none"), "holds no readable results.json")):
         bad = run("--merge", *args, "--out", tmp_path / "bad")
         assert bad.returncode == 2 and message in bad.stderr.strip().splitlines()[-1] and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
-    assert "--merge needs --out" in run("--merge", tmp_path / "s0").stderr
+    assert "merging needs --out" in run("--merge", tmp_path / "s0").stderr

@@ -301,5 +301,5 @@ def test_evaluation_parts_merge_into_the_whole_runs_tables(tmp_path):
     assert "3 parts" in out and (tmp_path / "all" / "tables.md").exists()
     one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s0", "--out", tmp_path / "twice"), "is in parts 1 and 2")
     one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "none", "--out", tmp_path / "x"), "holds no readable results.json")
-    one_line_2(call(evaluate_main, "--merge", tmp_path / "s0"), "--merge needs --out")
+    one_line_2(call(evaluate_main, "--merge", tmp_path / "s0"), "merging needs --out")
     one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s1", "--out", tmp_path / "s1"), "is one of the parts")
