@@ -228,7 +228,7 @@ def evaluate_main(argv=None) -> int:
         if a.merge: _merge(a); return status.code
         get_device(a.device)
         names = tuple(CORRUPTIONS) if a.corruptions == "all" else () if a.corruptions == "none" else tuple(a.corruptions.split(","))
-        kw = dict(seeds=a.seeds, methods=tuple(m.strip() for m in a.methods.split(",") if m.strip()), ensemble=a.ensemble,
+        kw = dict(seeds=a.seeds, seed=a.seed, methods=tuple(m.strip() for m in a.methods.split(",") if m.strip()), ensemble=a.ensemble,
                   ss_ensemble=a.ss_ensemble, pretrain_seeds=a.pretrain_seeds, corruptions=names, **({"budgets": tuple(a.budgets)} if a.budgets else {}))
         cfg = EvalConfig(**kw) if a.data == "digits" else EvalConfig.cifar10(**kw)
         setup, models = _eval_setup(a)
