@@ -19,8 +19,9 @@ from .metrics import nll
 
 # %% auto #0
 __all__ = ['ProbeConfig', 'linear_probe', 'fit_readout', 'tune_readout', 'HessianStructure', 'make_laplace', 'fit_laplace',
-           'laplace_predict', 'PriorSearch', 'PriorGrid', 'probit_nll', 'PriorEdgeWarning', 'search_prior_precision',
-           'marglik_readout', 'Readout', 'map_readout', 'LaplacePosterior', 'MAPPosterior', 'posterior_from_state']
+           'stable_scale', 'laplace_predict', 'PriorSearch', 'PriorGrid', 'probit_nll', 'PriorEdgeWarning',
+           'search_prior_precision', 'marglik_readout', 'Readout', 'map_readout', 'LaplacePosterior', 'MAPPosterior',
+           'posterior_from_state']
 
 # %% ../nbs/09_posterior.ipynb #2e7c9a10
 @rebuildable
@@ -136,12 +137,29 @@ def fit_laplace(head:nn.Linear, # the MAP readout
         la.fit(_loader(features, y, batch_size), progress_bar=False)
     return la
 
+def _is_full(la) -> bool:
+    "Whether `la` holds a dense (P,P) GGN (full Hessian structure)."
+    return torch.is_tensor(la.H) and la.H.ndim == 2
+
+@torch.no_grad()
+def stable_scale(la):
+    "Make a full-Hessian `la`'s posterior scale hold at any prior precision; other structures are left as they are."
+    if not _is_full(la): return la
+    try: la.posterior_scale                                   # laplace-torch's float32 Cholesky of H + lambda I
+    except torch.linalg.LinAlgError:                          # lambda tiny against H, whose float32 rounding is slightly indefinite
+        lam = la.prior_precision_diag.double()
+        if not bool((lam == lam[0]).all()): raise
+        e, v = torch.linalg.eigh(la._H_factor * la.H.double())           # float64; H's eigenvalues clamped at 0, as the search does
+        la._posterior_scale = (v * (e.clamp_min(0) + lam[0]).rsqrt()).to(la.H.dtype)   # S with S S^T = (H + lambda I)^-1
+    return la
+
 @torch.no_grad()
 def laplace_predict(la, # a fitted laplace-torch approximation
                     features:Tensor, # features (N,dim)
                     batch_size:int=1000, # features per chunk (the Jacobians are (B, C, params))
                    ) -> Tensor:
     "Predictive probabilities `(N,C)` from the linearised (GLM) predictive with the extended probit approximation (Eq. L2)."
+    stable_scale(la)
     return torch.cat([la(features[i:i + batch_size], pred_type="glm", link_approx="probit")
                       for i in range(0, len(features), batch_size)])
 
@@ -223,7 +241,7 @@ def search_prior_precision(la, # a fitted laplace-torch last-layer approximation
     "Set `la`'s prior precision to the candidate with the lowest validation NLL (probit); extend the grid past an edge."
     grid = grid or PriorGrid()
     val_y = check_labels(val_y, n=len(val_features), num_classes=la.n_outputs)
-    full = torch.is_tensor(la.H) and la.H.ndim == 2                           # a dense (P,P) GGN: the closed form applies
+    full = _is_full(la)                                                       # a dense (P,P) GGN: the closed form applies
     if full and not exhaustive:                                               # one eigendecomposition for every extension
         eig = torch.linalg.eigh(la.H.double())
         score = lambda *a: _probit_nll_full(*a, eig=eig)
@@ -369,7 +387,7 @@ def sample(self:LaplacePosterior, features:Tensor, # features (N,dim)
           ) -> Tensor:
     "Probabilities `(S,N,C)` (float64) under `n` readouts drawn from the Laplace posterior, e.g. for BALD."
     _fitted(self)
-    return _readout_samples(_check_features(features), self._la.sample(n, generator=generator), self.head_.out_features)
+    return _readout_samples(_check_features(features), stable_scale(self._la).sample(n, generator=generator), self.head_.out_features)
 
 # %% ../nbs/09_posterior.ipynb #5bd8050d
 @patch
