@@ -23,8 +23,8 @@
 #                     chain and everything that uses its model run in one session
 #   evaluate (~9 min) ssbnn-evaluate on CIFAR-10: METHODS (ss-bnn,ss-map) with the chained models of SEEDS ("0"; "" for
 #                     none: baselines only), label seeds FIRST_SEED (the first of SEEDS) on, LABEL_SEEDS (1) of them, BUDGETS
-#                     (50,500,5000,all), STAR_EPOCHS (SS-BNN*'s pretraining, if METHODS has it); parts of sessions join
-#                     here with ssbnn-evaluate --merge
+#                     (50,500,5000,all), STAR_EPOCHS (SS-BNN*'s pretraining, if METHODS has it); cut off by the time limit,
+#                     the same call continues it (partial.json); parts of sessions join here with ssbnn-evaluate --merge
 #   active  (~9 min)  active learning (bench/active_cifar.py) with the chained EPOCHS (500) SS-BNN and SimCLR of seed 0, METHODS
 #                     (ss-bnn-bald,ss-bnn-random,simclr-entropy), label seed SEED (0); parts join with active_cifar.py --merge
 set -uo pipefail
@@ -87,7 +87,7 @@ evaluate)
   first=${FIRST_SEED:-${seeds[0]:-0}}
   timeout 580 python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
-      --seeds "${LABEL_SEEDS:-1}" --quiet --out "$OUT/evaluate/eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first" --overwrite ;;
+      --seeds "${LABEL_SEEDS:-1}" --quiet --out "$OUT/evaluate/eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first" ;;
 active)
   timeout 580 python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
       --ssbnn-model "/tmp/runs/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "/tmp/runs/c10-simclr-${EPOCHS:-500}ep-s0/model" \

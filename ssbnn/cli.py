@@ -234,9 +234,12 @@ def evaluate_main(argv=None) -> int:
         setup, models = _eval_setup(a)
         cfg.label_counts(len(setup.data.y_train), setup.data.num_classes)
         out = _out_dir(a.out, a.overwrite, f"eval-{a.data}")
-        print(f"ssbnn-evaluate: {setup.data}; writing to {out}", flush=True)
-        result = run_evaluation(setup, cfg, pretrained=models, progress=not a.quiet)
+        partial = out/"partial.json"                             # finished runs: a killed evaluation continues from them
+        if a.overwrite: partial.unlink(missing_ok=True)
+        print(f"ssbnn-evaluate: {setup.data}; writing to {out}" + (" (continuing)" if partial.exists() else ""), flush=True)
+        result = run_evaluation(setup, cfg, pretrained=models, progress=not a.quiet, partial=partial)
         write_evaluation(result, out)
+        partial.unlink(missing_ok=True)
         print(evaluation_tables(result["records"]))
         print(f"\nwall time {result['meta']['total_seconds']:.0f} s; tables in {out}/tables.md")
     return status.code

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from torch import Tensor
 from tqdm.auto import tqdm
-from .._utils import get_device, as_option, check_number, environment
+from .._utils import get_device, as_option, check_number, environment, atomic_write
 from ..data import ImageSplits, check_images, labelled_subset, parse_budget, load_digits_splits, photo_patches, digits_as_ood
 from ..augment import DigitsAugment, CropFlip
 from ..models import DigitsCNN, CIFARResNet18
@@ -25,7 +25,7 @@ from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
 # %% auto #0
-__all__ = ['POOLED', 'LAPLACE_PAIRS', 'Setup', 'digits_setup', 'cifar10_setup', 'score', 'EvalConfig', 'labelled',
+__all__ = ['POOLED', 'LAPLACE_PAIRS', 'Setup', 'digits_setup', 'cifar10_setup', 'score', 'EvalConfig', 'labelled', 'done_records',
            'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note', 'evaluation_tables',
            'corruption_note', 'pretraining_line', 'write_evaluation', 'merge_evaluations', 'laplace_table',
            'main_report', 'write_main_job']
@@ -184,30 +184,52 @@ def labelled(setup:Setup, cfg:EvalConfig, n:int, seed:int, ssbnns:list, progress
                     setup.swag_config, cfg.ensemble, ssbnns, lambda s: _star(setup, x, y, s, progress), cfg.ss_ensemble)
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #6b369cf9
+def _settings(cfg:EvalConfig) -> dict:
+    "`cfg` as it reads back from JSON (tuples as lists), to tell whether a partial file belongs to this evaluation."
+    return json.loads(json.dumps(asdict(cfg), default=str))
+
+def done_records(partial, # a file `run_evaluation` keeps its finished runs in, or None
+                 config:EvalConfig) -> list[dict]:
+    "The records an interrupted evaluation with the same settings finished; refuses a file written with other settings."
+    if partial is None or not Path(partial).exists(): return []
+    try: saved = json.loads(Path(partial).read_text())
+    except (OSError, ValueError) as e: raise ValueError(f"{partial} is not readable ({e}); delete it to start the evaluation again") from None
+    if saved.get("config") != _settings(config):
+        raise ValueError(f"{partial} holds an interrupted evaluation with other settings; evaluate with the same ones to continue "
+                         f"it, or start again (ssbnn-evaluate --overwrite)")
+    return saved["records"]
+
 def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                    pretrained=None, # already pretrained SSBNNs (e.g. loaded from `ssbnn-pretrain`), else pretrained here
                    progress:bool=True, # progress bars
                    checkpoint=None, # checkpoint of the (first) SS-BNN's pretraining: resumed from if it exists
+                   partial=None, # a file kept up to date with the finished runs: an interrupted evaluation continues from it
                   ) -> dict:
     "Every method x budget x seed on `setup`, each fitted through the registry; returns flat records and the run's settings."
     cfg = config or EvalConfig()
+    done = done_records(partial, cfg)                          # before any work: a file of other settings is refused now
     d = setup.data
     counts = cfg.label_counts(len(d.y_train), d.num_classes)   # before any pretraining
     t0 = time.time()
     corrupted = {k: torch.from_numpy(v) for k, v in corrupted_sets(_uint8(d.x_test), cfg.severity, cfg.corruption_seed, cfg.corruptions).items()} if cfg.corruptions else {}
     ss = _pretrained(setup, cfg, progress, pretrained, checkpoint)
-    t_pre, records = time.time() - t0, []
+    t_pre, records = time.time() - t0, list(done)
+    have = {(r["method"], r["labels"], r["seed"]) for r in done}
     with warnings.catch_warnings():                          # a pick on a grid edge is recorded ('prior_on_edge') and reported
         warnings.simplefilter("ignore", PriorEdgeWarning)
         turn = cfg.pretrainings()[1]
         for n, k in tqdm([(n, k) for n in counts for k in range(cfg.seeds_for(n, len(d.y_train)))], disable=not progress, desc="evaluate", leave=False):
+            todo = [m for m in cfg.methods if (m, n, cfg.seed + k) not in have]
+            if not todo: continue
             sub = labelled(setup, cfg, n, cfg.seed + k, _turn(ss, k, turn), progress)
-            for method in cfg.methods:
+            for method in todo:
                 t = time.time(); fitted = METHODS[method].fit(sub); t = time.time() - t
                 r = score(fitted.predict_proba, d, corrupted, setup.ood if cfg.ood else None)
                 info = fitted.info() if hasattr(fitted, "info") else {}
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t})
+                if partial is not None:
+                    atomic_write(partial, lambda p: p.write_text(json.dumps({"config": _settings(cfg), "records": records}, default=str)))
     own = [_recipe(getattr(m, "config_", None)) for m in ss]       # given models say how they were pretrained, not the setup
     meta = {"config": {**asdict(cfg), **(own[0] if own else _recipe(setup.pretrain)), "pretrain": asdict(setup.pretrain)},
             "pretrain_seconds": t_pre, "total_seconds": time.time() - t0, "pretrained": own,
