@@ -249,7 +249,7 @@ def _merge(a):
     parts = read_parts(a.merge, a.out)
     try: result = merge_evaluations(parts)
     except KeyError as e: raise ValueError(f"a part lacks {e}; give folders ssbnn-evaluate wrote") from None
-    out = _out_dir(a.out, a.overwrite, "eval-merged")
+    out = _out_dir(a.out, a.overwrite)          # --out is given: read_parts checked it
     write_evaluation(result, out)
     print(evaluation_tables(result["records"]))
     print(f"\n{len(parts)} parts, wall time {result['meta']['total_seconds']:.0f} s in all; tables in {out}/tables.md")

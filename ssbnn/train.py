@@ -267,7 +267,7 @@ def training_state(path, config, mods, opt, sched, shared, step:int, history:lis
                  step=step, history=history, config=asdict(config), objective=part_spec(mods[2]), saved=time.time())
     return state
 
-def _check_objective(state:dict, elbo:nn.Module, path):
+def _check_same_objective(state:dict, elbo:nn.Module, path):
     "Refuse to resume a checkpoint made with another objective (SimCLR's NT-Xent for an ELBO, another prior, ...)."
     made, now = state.get("objective"), part_spec(elbo)          # checkpoints before 2026-11-24 do not say
     if made is not None and made != now:
@@ -279,7 +279,7 @@ def restore_training_state(state:dict, path, config, mods, opt, sched, shared) -
     _check_resumable(state["config"], config, path)
     if ("task_layer" in state) != (len(mods) == 4):
         raise ValueError(f"checkpoint {path} was made {'with' if 'task_layer' in state else 'without'} labelled data (SS-BNN*); resume it the same way")
-    _check_objective(state, mods[2], path)
+    _check_same_objective(state, mods[2], path)
     for name, m in zip(_MODULES, mods): m.load_state_dict(state[name])
     fresh, base_lrs = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups], list(sched.base_lrs)
     opt.load_state_dict(state["optimizer"]); sched.load_state_dict(state["scheduler"])
