@@ -153,15 +153,34 @@ def stable_scale(la):
         la._posterior_scale = (v * (e.clamp_min(0) + lam[0]).rsqrt()).to(la.H.dtype)   # S with S S^T = (H + lambda I)^-1
     return la
 
+def _class_covariances(la) -> Tensor:
+    "Each class's block of a full-Hessian readout's posterior covariance, over its weights and bias `(C, d+1, d+1)`; kept while the scale is."
+    scale = stable_scale(la).posterior_scale                                 # S, Sigma = S S^T; laplace-torch drops it when lambda changes
+    kept = getattr(la, "_class_covariances", None)
+    if kept is not None and kept[0] is scale: return kept[1]
+    head = la.model.last_layer
+    c, d = head.weight.shape
+    idx = torch.arange(c * d, device=scale.device).reshape(c, d)             # laplace-torch's order: weights row by row, then biases
+    if head.bias is not None: idx = torch.cat([idx, c * d + torch.arange(c, device=idx.device)[:, None]], 1)
+    s = scale[idx]                                                           # (C, d+1, P): each class's rows of S
+    la._class_covariances = (scale, s @ s.transpose(1, 2))
+    return la._class_covariances[1]
+
 @torch.no_grad()
 def laplace_predict(la, # a fitted laplace-torch approximation
                     features:Tensor, # features (N,dim)
-                    batch_size:int=1000, # features per chunk (the Jacobians are (B, C, params))
+                    batch_size:int=1000, # features per chunk
                    ) -> Tensor:
     "Predictive probabilities `(N,C)` from the linearised (GLM) predictive with the extended probit approximation (Eq. L2)."
-    stable_scale(la)
-    return torch.cat([la(features[i:i + batch_size], pred_type="glm", link_approx="probit")
-                      for i in range(0, len(features), batch_size)])
+    if not _is_full(la):                                                      # diag, kron: laplace-torch's own
+        return torch.cat([la(features[i:i + batch_size], pred_type="glm", link_approx="probit") for i in range(0, len(features), batch_size)])
+    head, cov, out = la.model.last_layer, _class_covariances(la), []
+    for i in range(0, len(features), batch_size):
+        f = features[i:i + batch_size]
+        phi = f if head.bias is None else torch.cat([f, torch.ones_like(f[:, :1])], 1)
+        var = ((phi @ cov) * phi).sum(-1).T                                  # (B,C): the diagonal of J Sigma J^T, class by class
+        out.append(torch.softmax(head(f) / torch.sqrt(1 + math.pi / 8 * var), 1))
+    return torch.cat(out)
 
 # %% ../nbs/09_posterior.ipynb #0a9c3e51
 class PriorSearch(NamedTuple):

@@ -1,0 +1,53 @@
+"""Time the last-layer Laplace predictive of a full-Hessian readout: ssbnn's class blocks against laplace-torch's own.
+
+    python bench/laplace_predict.py --inputs 2000 --out bench/results/laplace_predict_cpu.json
+
+Both compute the probit predictive (Eq. L2) of the same fitted approximation: laplace-torch forms the logits' whole
+C x C covariance J Sigma J^T for each input (and Sigma = S S^T on every call), `posterior.laplace_predict` only the C
+diagonal entries, each from its class's (d+1) x (d+1) block of Sigma (formed once and kept while the scale is).
+The posterior scale (laplace-torch's Cholesky factor) is computed before either is timed, as it is once per fit.
+Features are random: the cost does not depend on their values. Writes JSON: seconds of each, the largest difference.
+"""
+import argparse, json, sys, time
+from pathlib import Path
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dim", type=int, default=512, help="features (a ResNet-18's 512)")
+    p.add_argument("--classes", type=int, default=10)
+    p.add_argument("--train", type=int, default=500, help="labelled features the Laplace approximation is fitted on")
+    p.add_argument("--inputs", type=int, default=9000, help="inputs predicted (one CIFAR-10 run scores about 150,000)")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--out", type=Path, default=None)
+    a = p.parse_args(argv)
+    if min(a.dim, a.classes - 1, a.train, a.inputs) < 1:
+        p.exit(2, "laplace_predict.py: --dim, --train and --inputs must be positive and --classes at least 2\n")
+    import torch
+    from ssbnn.posterior import fit_readout, fit_laplace, laplace_predict, stable_scale
+    from ssbnn._utils import get_device, atomic_write, environment
+    dev = get_device(a.device)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    g = torch.Generator(dev).manual_seed(0)
+    f, y = torch.randn(a.train, a.dim, device=dev, generator=g), torch.arange(a.train, device=dev) % a.classes
+    q = torch.randn(a.inputs, a.dim, device=dev, generator=g)
+    la = fit_laplace(fit_readout(f, y, a.classes, 1e-2), f, y)
+    la.prior_precision = 1.
+    stable_scale(la).posterior_scale; sync()
+
+    def timed(fn):
+        t = time.perf_counter(); out = fn(); sync()
+        return time.perf_counter() - t, out
+    t_first, _ = timed(lambda: laplace_predict(la, q))                 # forms the class blocks
+    t_ours, ours = timed(lambda: laplace_predict(la, q))
+    t_lib, lib = timed(lambda: torch.cat([la(q[i:i + 1000], pred_type="glm", link_approx="probit") for i in range(0, len(q), 1000)]))
+    record = {"dim": a.dim, "classes": a.classes, "params": a.classes * (a.dim + 1), "train": a.train, "inputs": a.inputs,
+              "ssbnn_first_s": t_first, "ssbnn_s": t_ours, "laplace_torch_s": t_lib, "speedup": t_lib / t_ours,
+              "max_abs_diff": float((ours - lib).abs().max()), "command": " ".join(["python", *sys.argv]), **environment(dev)}
+    text = json.dumps(record, indent=1)
+    if a.out: atomic_write(a.out, lambda p_: p_.write_text(text))
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
