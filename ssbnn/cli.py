@@ -4,7 +4,7 @@
 
 # %% ../nbs/14_cli.ipynb #11369226
 from __future__ import annotations
-import argparse, json, pickle, sys, warnings, zipfile
+import argparse, json, pickle, shutil, sys, warnings, zipfile
 from pathlib import Path
 from fastcore.docments import docments
 from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint
@@ -187,11 +187,13 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument("--methods", default=",".join(EvalConfig.methods), help="comma-separated names of registered methods "
                    f"(default {','.join(EvalConfig.methods)})")
     p.add_argument("--corruptions", default="all", help="'all', 'none' or a comma-separated list")
+    p.add_argument("--keep-predictions", default="", metavar="METHODS", help="comma-separated methods whose runs' predictions (float16 "
+                   "log-probabilities) go into OUT/predictions, e.g. ss-bnn: --merge forms SS-BNN ensembles from parts' kept predictions")
     add_options(p, digits_setup, ["device"])
     p.add_argument("--out", type=Path, default=None, help="output folder (default: a new folder under ssbnn-runs/)")
     p.add_argument("--overwrite", action="store_true", help="replace results already in --out")
-    p.add_argument("--merge", type=Path, nargs="+", help="join the result folders of parts of one evaluation (other --seed or "
-                   "--methods) into --out, and stop")
+    p.add_argument("--merge", type=Path, nargs="+", help="join the result folders of parts of one evaluation (other --seed, "
+                   "--methods or --model) into --out, with the SS-BNN ensembles of their kept predictions, and stop")
     p.add_argument("--quiet", action="store_true")
     return p
 
@@ -228,16 +230,18 @@ def evaluate_main(argv=None) -> int:
         if a.merge: _merge(a); return status.code
         get_device(a.device)
         names = tuple(CORRUPTIONS) if a.corruptions == "all" else () if a.corruptions == "none" else tuple(a.corruptions.split(","))
-        kw = dict(seeds=a.seeds, seed=a.seed, methods=tuple(m.strip() for m in a.methods.split(",") if m.strip()), ensemble=a.ensemble,
-                  ss_ensemble=a.ss_ensemble, pretrain_seeds=a.pretrain_seeds, corruptions=names, **({"budgets": tuple(a.budgets)} if a.budgets else {}))
+        names_of = lambda s: tuple(m.strip() for m in s.split(",") if m.strip())
+        kw = dict(seeds=a.seeds, seed=a.seed, methods=names_of(a.methods), ensemble=a.ensemble, ss_ensemble=a.ss_ensemble,
+                  pretrain_seeds=a.pretrain_seeds, corruptions=names, keep_predictions=names_of(a.keep_predictions),
+                  **({"budgets": tuple(a.budgets)} if a.budgets else {}))
         cfg = EvalConfig(**kw) if a.data == "digits" else EvalConfig.cifar10(**kw)
         setup, models = _eval_setup(a)
         cfg.label_counts(len(setup.data.y_train), setup.data.num_classes)
         out = _out_dir(a.out, a.overwrite, f"eval-{a.data}")
         partial = out/"partial.json"                             # finished runs: a killed evaluation continues from them
-        if a.overwrite: partial.unlink(missing_ok=True)
+        if a.overwrite: partial.unlink(missing_ok=True); shutil.rmtree(out/"predictions", ignore_errors=True)
         print(f"ssbnn-evaluate: {setup.data}; writing to {out}" + (" (continuing)" if partial.exists() else ""), flush=True)
-        result = run_evaluation(setup, cfg, pretrained=models, progress=not a.quiet, partial=partial)
+        result = run_evaluation(setup, cfg, pretrained=models, progress=not a.quiet, partial=partial, predictions=out/"predictions")
         write_evaluation(result, out)
         partial.unlink(missing_ok=True)
         print(evaluation_tables(result["records"]))
@@ -245,14 +249,20 @@ def evaluate_main(argv=None) -> int:
     return status.code
 
 def _merge(a):
-    "`ssbnn-evaluate --merge`: the parts' results.json joined into one evaluation in --out."
+    "`ssbnn-evaluate --merge`: the parts' results.json, and the ensembles of their kept predictions, joined into one evaluation in --out."
     parts = read_parts(a.merge, a.out)
-    try: result = merge_evaluations(parts)
-    except KeyError as e: raise ValueError(f"a part lacks {e}; give folders ssbnn-evaluate wrote") from None
+    kept = [f/"predictions" if (f/"predictions").is_dir() else None for f in a.merge]
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try: result = merge_evaluations(parts, kept if any(kept) else None)
+        except KeyError as e: raise ValueError(f"a part lacks {e}; give folders ssbnn-evaluate wrote") from None
     out = _out_dir(a.out, a.overwrite)          # --out is given: read_parts checked it
     write_evaluation(result, out)
     print(evaluation_tables(result["records"]))
-    print(f"\n{len(parts)} parts, wall time {result['meta']['total_seconds']:.0f} s in all; tables in {out}/tables.md")
+    for w in said: print(f"ssbnn-evaluate: note: {w.message}")
+    made = sum("members_from" in r for r in result["records"])
+    print(f"\n{len(parts)} parts, wall time {result['meta']['total_seconds']:.0f} s in all" + (f"; {made} ensemble runs formed from "
+          f"kept predictions" if made else "") + f"; tables in {out}/tables.md")
 
 # %% ../nbs/14_cli.ipynb #a8998b91
 def pretrain_parser() -> argparse.ArgumentParser:

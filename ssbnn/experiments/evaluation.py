@@ -5,6 +5,7 @@
 # %% ../../nbs/experiments/03_evaluation.ipynb #5b662062
 from __future__ import annotations
 import json, time, warnings
+from collections import defaultdict
 from dataclasses import dataclass, field, asdict, replace
 from typing import ClassVar
 from pathlib import Path
@@ -13,7 +14,7 @@ import torch
 from torch import Tensor
 from tqdm.auto import tqdm
 from .._utils import get_device, as_option, check_number, environment, atomic_write
-from ..data import ImageSplits, check_images, labelled_subset, parse_budget, load_digits_splits, photo_patches, digits_as_ood
+from ..data import ImageSplits, check_images, labelled_subset, data_fingerprint, parse_budget, load_digits_splits, photo_patches, digits_as_ood
 from ..augment import DigitsAugment, CropFlip
 from ..models import DigitsCNN, CIFARResNet18
 from ..train import PretrainConfig
@@ -25,10 +26,11 @@ from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
 # %% auto #0
-__all__ = ['POOLED', 'LAPLACE_PAIRS', 'Setup', 'digits_setup', 'cifar10_setup', 'score', 'EvalConfig', 'labelled', 'done_records',
+__all__ = ['POOLED', 'ENSEMBLES', 'LAPLACE_PAIRS', 'Setup', 'digits_setup', 'cifar10_setup', 'predict_all', 'scored', 'score',
+           'prediction_file', 'save_predictions', 'load_predictions', 'EvalConfig', 'labelled', 'done_records',
            'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note', 'evaluation_tables',
-           'corruption_note', 'pretraining_line', 'write_evaluation', 'merge_evaluations', 'laplace_table',
-           'main_report', 'write_main_job']
+           'corruption_note', 'pretraining_line', 'write_evaluation', 'merge_evaluations', 'ensembles_of_parts',
+           'laplace_table', 'main_report', 'write_main_job']
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #3f8c0a6c
 @dataclass
@@ -74,16 +76,46 @@ def _uint8(x:Tensor) -> np.ndarray:
     "Images as uint8 numpy arrays (float images in [0,1] are rounded)."
     return (x if x.dtype == torch.uint8 else (check_images(x) * 255).round().to(torch.uint8)).numpy()
 
+def predict_all(predict, # callable(images) -> probabilities (N,C)
+                data:ImageSplits, corrupted:dict, ood:Tensor|None) -> dict:
+    "The predictive probabilities on the evaluation images ('test'), on each corrupted set ('c_<name>') and on the OOD set ('ood')."
+    return {"test": predict(data.x_test), **{f"c_{k}": predict(xc) for k, xc in corrupted.items()}, **({} if ood is None else {"ood": predict(ood)})}
+
+def scored(probs:dict, # `predict_all`'s probabilities (N,C) by set
+           y:Tensor) -> dict:
+    "In-distribution metrics, the metrics averaged over the corrupted test sets, and the OOD-detection AUROC."
+    p = probs["test"]
+    r = {**evaluate(p, y), "confidence": confidence(p)}
+    cs = [evaluate(pc, y) for k, pc in probs.items() if k.startswith("c_")]
+    if cs: r.update({f"c_{k}": float(np.mean([c[k] for c in cs])) for k in ("accuracy", "nll", "ece")})
+    if "ood" in probs: r["ood_auroc"] = ood_auroc(p, probs["ood"])
+    return r
+
 def score(predict, # callable(images) -> probabilities (N,C)
           data:ImageSplits, corrupted:dict, ood:Tensor) -> dict:
-    "In-distribution metrics, the metrics averaged over the corrupted test sets, and the OOD-detection AUROC."
-    p = predict(data.x_test)
-    r = {**evaluate(p, data.y_test), "confidence": confidence(p)}
-    if corrupted:
-        cs = [evaluate(predict(xc), data.y_test) for xc in corrupted.values()]
-        r.update({f"c_{k}": float(np.mean([c[k] for c in cs])) for k in ("accuracy", "nll", "ece")})
-    if ood is not None: r["ood_auroc"] = ood_auroc(p, predict(ood))
-    return r
+    "The record's metrics of `predict`: `scored` `predict_all`."
+    return scored(predict_all(predict, data, corrupted, ood), data.y_test)
+
+# %% ../../nbs/experiments/03_evaluation.ipynb #0dbab102
+def prediction_file(folder, method:str, labels:int, seed:int) -> Path:
+    "Where a run's kept predictions go: FOLDER/<method>_<labels>_s<seed>.npz ('*' spelled 'star')."
+    return Path(folder)/f"{method.replace('*', 'star')}_{labels}_s{seed}.npz"
+
+def save_predictions(path, probs:dict, # `predict_all`'s probabilities (N,C) by set
+                     y:Tensor, # labels of the evaluation images (N,)
+                     images:str, # SHA-256 of the evaluation images (`data.data_fingerprint`)
+                    ) -> Path:
+    "Write the probabilities as float16 log-probabilities, with the labels and the images' SHA-256, atomically."
+    logs = {k: torch.log(p.detach().cpu().clamp_min(torch.finfo(p.dtype).tiny)).numpy().astype(np.float16) for k, p in probs.items()}
+    def write(tmp):
+        with open(tmp, "wb") as f: np.savez_compressed(f, y=y.cpu().numpy(), images=np.array(images), **logs)
+    return atomic_write(path, write)
+
+def load_predictions(path) -> tuple[dict, Tensor, str]:
+    "`save_predictions`' file as (probabilities (N,C) float64 by set, each row renormalised; labels; the images' SHA-256)."
+    with np.load(path) as f:
+        probs = {k: torch.from_numpy(f[k].astype(np.float64)).exp() for k in f.files if k not in ("y", "images")}
+        return {k: p / p.sum(1, keepdim=True) for k, p in probs.items()}, torch.from_numpy(f["y"]), str(f["images"])
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #88764f7d
 POOLED = ("ss-bnn", "ss-map", "ss-bnn-ensemble")   # methods that fit readouts on SS-BNNs pretrained once per run (SS-BNN* pretrains per subset)
@@ -103,6 +135,7 @@ class EvalConfig:
     severity: int = 5 # corruption severity
     corruption_seed: int = 0 # seed of the corruptions' random draws (not `seed`: parts of one evaluation run with other seeds share them)
     ood: bool = True # score OOD detection against the setup's OOD set
+    keep_predictions: tuple = () # methods whose runs' predictions are kept (`save_predictions`), e.g. for ensembles of parts (`merge_evaluations`)
 
     LIMITS: ClassVar[dict] = dict(seeds=dict(low=1, high=1000, integer=True), seed=dict(low=0, high=2**31 - 1, integer=True),
                                   corruption_seed=dict(low=0, high=2**31 - 1, integer=True),
@@ -115,6 +148,9 @@ class EvalConfig:
             if getattr(self, name) is not None: check_number(name, getattr(self, name), **self.LIMITS["seeds"])
         if not self.budgets: raise ValueError("budgets is empty; give at least one, e.g. (10, 50, 'all')")
         self.methods = tuple(as_option(Method, m, "method").value for m in self.methods)
+        self.keep_predictions = tuple(as_option(Method, m, "method").value for m in self.keep_predictions)
+        extra = [m for m in self.keep_predictions if m not in self.methods]
+        if extra: raise ValueError(f"keep_predictions names {', '.join(extra)}, which this evaluation does not run; add it to methods")
         bad = [c for c in self.corruptions if c not in CORRUPTIONS]
         if bad: raise ValueError(f"unknown corruption(s) {', '.join(bad)}; choose from {', '.join(CORRUPTIONS)}")
 
@@ -204,11 +240,14 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                    progress:bool=True, # progress bars
                    checkpoint=None, # checkpoint of the (first) SS-BNN's pretraining: resumed from if it exists
                    partial=None, # a file kept up to date with the finished runs: an interrupted evaluation continues from it
+                   predictions=None, # the folder that receives the predictions of `config.keep_predictions`' runs (`prediction_file`)
                   ) -> dict:
     "Every method x budget x seed on `setup`, each fitted through the registry; returns flat records and the run's settings."
     cfg = config or EvalConfig()
     done = done_records(partial, cfg)                          # before any work: a file of other settings is refused now
+    if cfg.keep_predictions and predictions is None: raise ValueError("keep_predictions needs predictions=FOLDER, where the runs' predictions go")
     d = setup.data
+    images = data_fingerprint(d.x_test)["sha256"] if cfg.keep_predictions else None
     counts = cfg.label_counts(len(d.y_train), d.num_classes)   # before any pretraining
     t0 = time.time()
     corrupted = {k: torch.from_numpy(v) for k, v in corrupted_sets(_uint8(d.x_test), cfg.severity, cfg.corruption_seed, cfg.corruptions).items()} if cfg.corruptions else {}
@@ -224,7 +263,9 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
             sub = labelled(setup, cfg, n, cfg.seed + k, _turn(ss, k, turn), progress)
             for method in todo:
                 t = time.time(); fitted = METHODS[method].fit(sub); t = time.time() - t
-                r = score(fitted.predict_proba, d, corrupted, setup.ood if cfg.ood else None)
+                probs = predict_all(fitted.predict_proba, d, corrupted, setup.ood if cfg.ood else None)
+                r = scored(probs, d.y_test)
+                if method in cfg.keep_predictions: save_predictions(prediction_file(predictions, method, n, cfg.seed + k), probs, d.y_test, images)
                 info = fitted.info() if hasattr(fitted, "info") else {}
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t})
@@ -331,14 +372,79 @@ def _renumbered(result:dict, pretrained:list) -> dict:
     recs = [{**r, "pretrainings": [local[i] for i in r["pretrainings"]]} if "pretrainings" in r else r for r in result["records"]]
     return {**result, "records": recs}
 
-def merge_evaluations(results:list[dict]) -> dict:
+def _run(r:dict) -> tuple:
+    "What names one run: (method, labels, seed)."
+    return r["method"], r["labels"], r["seed"]
+
+def _own(r:dict, pretrained:list) -> bool:
+    "Whether a pooled record predicted with its label seed's own pretraining (its seed is the label seed, as `run_evaluation` pairs them)."
+    return r["method"] in POOLED and [pretrained[i].get("seed") for i in r.get("pretrainings", [])] == [r["seed"]]
+
+def _paired(parts:list, pretrained:list) -> list:
+    "The parts, where several made one run with distinct pretrainings, keeping only the label seed's own; the others are ensemble members."
+    held = defaultdict(list)
+    for p in parts:
+        for r in p["records"]: held[_run(r)].append(pretrained[r["pretrainings"][0]].get("seed") if len(r.get("pretrainings", [])) == 1 else None)
+    members = {run for run, seeds in held.items() if len(seeds) > 1 and run[0] in POOLED and None not in seeds and len(set(seeds)) == len(seeds)}
+    for run in sorted(members - {_run(r) for p in parts for r in p["records"] if _own(r, pretrained)}, key=str):
+        warnings.warn(f"{', '.join(map(str, run))}: no part pretrained with seed {run[2]}, so the run has no record (other pretrainings' are ensemble members)")
+    return [{**p, "records": [r for r in p["records"] if _run(r) not in members or _own(r, pretrained)]} for p in parts]   # other repeats: refused
+
+def merge_evaluations(results:list[dict],
+                      predictions:list|None=None, # each part's folder of kept predictions, or None: forms the ensembles of `ENSEMBLES`
+                     ) -> dict:
     "One evaluation from parts run separately (label seeds or methods per job): records joined, pretrainings numbered across parts."
+    if predictions is not None and len(predictions) != len(results): raise ValueError("give one predictions folder (or None) per part")
     pretrained = []
-    out = merge_results([_renumbered(r, pretrained) for r in results], ("method", "labels", "seed"), _eval_protocol)
-    methods = [m for res in results for m in res["meta"]["config"]["methods"]]
+    parts = [_renumbered(r, pretrained) for r in results]
+    made = ensembles_of_parts(parts, predictions, pretrained, results[0]["meta"]["config"].get("ss_ensemble", 3)) if predictions else []
+    out = merge_results(_paired(parts, pretrained), ("method", "labels", "seed"), _eval_protocol)
+    clash = {_run(r) for r in out["records"]} & {_run(r) for r in made}
+    if clash: raise ValueError(f"a part holds the run {', '.join(map(str, min(clash)))} already; form that ensemble in one place")
+    out["records"] += made
+    methods = [m for res in results for m in res["meta"]["config"]["methods"]] + [r["method"] for r in made]
     out["meta"].update(pretrained=pretrained, pretrain_seconds=sum(res["meta"]["pretrain_seconds"] for res in results),
                        config={**out["meta"]["config"], "methods": list(dict.fromkeys(methods))})
     return out
+
+# %% ../../nbs/experiments/03_evaluation.ipynb #684089de
+ENSEMBLES = {"ss-bnn": "ss-bnn-ensemble"}   # a method whose kept predictions, from parts with other pretrainings, form this ensemble
+
+def _members(parts:list, folders:list) -> dict:
+    "{run: [(pretraining index, record, file), ...]}: the kept predictions of `ENSEMBLES`' methods, each of one pretraining."
+    found = defaultdict(list)
+    for p, folder in zip(parts, folders):
+        for r in p["records"] if folder is not None else []:
+            f = prediction_file(folder, *_run(r))
+            if r["method"] in ENSEMBLES and len(r.get("pretrainings", [])) == 1 and f.exists(): found[_run(r)].append((r["pretrainings"][0], r, f))
+    return found
+
+def _ensemble_record(run:tuple, members:list) -> dict:
+    "The record of the mean predictive of `members` [(pretraining index, record, file), ...], scored as `run_evaluation` scores."
+    loaded = [load_predictions(f) for _, _, f in members]
+    (probs0, y, images), first = loaded[0], members[0][1]
+    if any(img != images or not torch.equal(yy, y) or p.keys() != probs0.keys() for p, yy, img in loaded):
+        raise ValueError(f"the kept predictions of {', '.join(map(str, run))} scored other images in some parts; merge parts of one evaluation")
+    mean = {k: torch.stack([p[k] for p, _, _ in loaded]).mean(0) for k in probs0}
+    return {"dataset": first["dataset"], "method": ENSEMBLES[run[0]], "labels": run[1], "seed": run[2], **scored(mean, y),
+            "pretrainings": [i for i, _, _ in members], **({"ood_set": first["ood_set"]} if "ood_set" in first else {}),
+            "seconds": sum(r["seconds"] for _, r, _ in members), "members_from": "kept predictions (float16)"}
+
+def ensembles_of_parts(parts:list, # result sets of parts, their pretrainings numbered into `pretrained` (`merge_evaluations` does)
+                       folders:list, # each part's folder of kept predictions, or None
+                       pretrained:list, # the pretrainings' recipes, with their seeds
+                       size:int=3, # members of an ensemble (`EvalConfig.ss_ensemble`)
+                      ) -> list[dict]:
+    "Records of each run's ensemble: the mean predictive of `size` parts' kept predictions, from the label seed's own pretraining on."
+    made = []
+    for run, ms in sorted(_members(parts, folders).items(), key=str):
+        seeds = [pretrained[i].get("seed") for i, _, _ in ms]
+        if None in seeds or len(set(seeds)) < len(seeds):
+            raise ValueError(f"the kept predictions of {', '.join(map(str, run))} come from pretrainings without distinct seeds; merge each once")
+        ms = [m for _, m in sorted(zip(seeds, ms), key=lambda sm: (sm[0] - run[2]) % 2**31)][:size]
+        if len(ms) < size: warnings.warn(f"{', '.join(map(str, run))}: kept predictions of {len(ms)} of the {size} pretrainings an ensemble needs; no ensemble record")
+        else: made.append(_ensemble_record(run, ms))
+    return made
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #6b2d8e51
 LAPLACE_PAIRS = (("ss-bnn", "ss-map"), ("ll-laplace", "map"))   # (a Laplace posterior, its own MAP)
