@@ -1,7 +1,9 @@
 #!/bin/bash
 # The GPU measurements of issues 13 and 16 as pieces of at most 10 minutes, one device call each (plan: bench/results/README.md).
 # Here, first: bash tools/device_prep.sh. Then each call: run(command="bash bench/gpu_pieces.sh PIECE", carry=[".devdata", ".whl"]).
-# Every record lands under $OUT/<piece>/ (at most 8 files come back); copy them into bench/results/ and commit.
+# Every record lands under $OUT/<piece>/ (at most 8 files come back); copy them into bench/results/ and commit. $OUT is
+# emptied before each call, so what a later call reads (models, sweep points, rho's choice, an evaluation to continue)
+# lives in RUNS (/tmp/runs) and KEEP (/tmp/keep) on the warm machine, and is copied to $OUT.
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
@@ -9,8 +11,8 @@
 #   sweep   (~9 min)  50-epoch sweep points on the recipe: what the learnt temperature does to the views' agreement (02_cifar):
 #                     a stronger W^c prior (tau_p 2, 4), tau held at 0.2, the paper's other mean view_a;
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
-#   long    (~8 min)  the recipe (RECIPE: flags that change it; RECIPE=best: the best SS-BNN point recorded by `sweep`, here or
-#                     in bench/results) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
+#   long    (~8 min)  the recipe (RECIPE: flags that change it; RECIPE=best: the best SS-BNN point recorded by `sweep`, on the
+#                     warm machine or in bench/results) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
 # Issue 16 (the paper's tables), after issue 13:
 #   rho     (~2 min)  rho under the BNN prior timed eight ways (bench/rho_speed.py, 512 networks): the fastest sets table1's flags
 #   table1  (~9 min)  Table 1 (bench/prior_cifar.py): the SS prior's ResNet-20-FRN pretrained for EPOCHS (200) at batch 500, and
@@ -23,16 +25,19 @@
 #                     chain and everything that uses its model run in one session
 #   evaluate (~9 min) ssbnn-evaluate on CIFAR-10: METHODS (ss-bnn,ss-map) with the chained models of SEEDS ("0"; "" for
 #                     none: baselines only), label seeds FIRST_SEED (the first of SEEDS) on, LABEL_SEEDS (1) of them, BUDGETS
-#                     (50,500,5000,all), STAR_EPOCHS (SS-BNN*'s pretraining, if METHODS has it); cut off by the time limit,
-#                     the same call continues it (partial.json); parts of sessions join here with ssbnn-evaluate --merge
+#                     (50,500,5000,all), STAR_EPOCHS (SS-BNN*'s pretraining, if METHODS has it), KEEP_PREDICTIONS (methods
+#                     whose predictions are kept for ensembles of sessions, e.g. ss-bnn: they come back as predictions.tar.N,
+#                     parts of at most 15 MiB); cut off by the time limit, the same call continues it (partial.json, on the
+#                     warm machine); parts of sessions join here with ssbnn-evaluate --merge
+#   laplace (~1 min)  the last-layer Laplace predictive, ssbnn's against laplace-torch's (bench/laplace_predict.py, 150,000 inputs)
 #   active  (~9 min)  active learning (bench/active_cifar.py) with the chained EPOCHS (500) SS-BNN and SimCLR of seed 0, METHODS
 #                     (ss-bnn-bald,ss-bnn-random,simclr-entropy), label seed SEED (0); parts join with active_cifar.py --merge
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/device_env.sh || exit 1
-OUT=${OUT:-/tmp/out}
-piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate or active}
-mkdir -p "$OUT/$piece"
+OUT=${OUT:-/tmp/out} RUNS=${RUNS:-/tmp/runs} KEEP=${KEEP:-/tmp/keep}
+piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active or laplace}
+mkdir -p "$OUT/$piece" "$KEEP/$piece"
 case $piece in
 speed)
   python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
@@ -48,25 +53,26 @@ modes)
 sweep)
   read -r -a pts <<< "${POINTS:-taup2 tau_p=2 taup4 tau_p=4 fixtau0.2 learn_tau=0,tau=0.2 viewa mean=view_a}"
   args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
-  for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped; only the asked-for come back (8 files at most)
-    [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$OUT/sweep/"
+  for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped
+    [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$KEEP/sweep/"
   done
   timeout 570 python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
-      --out-dir "$OUT/sweep" "${args[@]}" ;;
+      --out-dir "$KEEP/sweep" "${args[@]}"
+  for ((i = 0; i < ${#pts[@]}; i += 2)); do cp "$KEEP/sweep/${pts[i]}.json" "$OUT/sweep/" 2>/dev/null; done ;;   # only the asked-for
 long)
   common=(--archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --budgets 50,500,5000 --label-seeds 3 --profile-steps 0)
   if [ "${RECIPE:-}" = best ]; then          # the sweep's best SS-BNN point: its record is <point>-<EPOCHS>ep.json
-    python3 bench/pretrain_cifar.py "${common[@]}" --best-of "$OUT/sweep" bench/results/sweep_cifar10_50ep --out-dir "$OUT/long"
+    python3 bench/pretrain_cifar.py "${common[@]}" --best-of "$KEEP/sweep" bench/results/sweep_cifar10_50ep --out-dir "$OUT/long"
   else
     read -r -a settings <<< "${RECIPE:-}"   # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
     python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/pretrain_ss-bnn_cifar10_${EPOCHS:-200}ep.json"
   fi ;;
 rho)
-  python3 bench/rho_speed.py --bnn-samples 512 --bnn-batch 32 --out "$OUT/rho/rho_speed.json" ;;
+  python3 bench/rho_speed.py --bnn-samples 512 --bnn-batch 32 --out "$KEEP/rho/rho_speed.json"; cp "$KEEP/rho/rho_speed.json" "$OUT/rho/" ;;
 table1)
-  [ -f "$OUT/rho/rho_speed.json" ] || { echo "run the rho piece first: its fastest variant sets the flags"; exit 2; }
+  [ -f "$KEEP/rho/rho_speed.json" ] || { echo "run the rho piece first, on this machine: its fastest variant sets the flags"; exit 2; }
   read -r -a flags <<< "$(python3 -c "import json, sys; v = json.load(open(sys.argv[1]))['fastest']
-print(' '.join(f for f, on in (('--one-by-one', 'one-by-one' in v), ('--amp', 'bf16' in v), ('--channels-last', 'channels-last' in v), ('--compile', 'compiled' in v)) if on))" "$OUT/rho/rho_speed.json")"
+print(' '.join(f for f, on in (('--one-by-one', 'one-by-one' in v), ('--amp', 'bf16' in v), ('--channels-last', 'channels-last' in v), ('--compile', 'compiled' in v)) if on))" "$KEEP/rho/rho_speed.json")"
   timeout 580 python3 bench/prior_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --bnn-batch 32 "${flags[@]}" \
       --out "$OUT/table1/prior_cifar10_${EPOCHS:-200}ep.json" ;;
 ddp)
@@ -79,19 +85,29 @@ chain)
     *) echo "OBJECTIVE must be ss-bnn or simclr, not ${OBJECTIVE}"; exit 2 ;;
   esac
   python3 -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \
-      --seed "${SEED:-0}" "${objective[@]}" --max-minutes 8 --quiet --out "/tmp/runs/$tag"
-  cp "/tmp/runs/$tag/results.json" "$OUT/chain/results_$tag.json"; cp "/tmp/runs/$tag/history.json" "$OUT/chain/history_$tag.json" ;;
+      --seed "${SEED:-0}" "${objective[@]}" --max-minutes 8 --quiet --out "$RUNS/$tag"
+  cp "$RUNS/$tag/results.json" "$OUT/chain/results_$tag.json"; cp "$RUNS/$tag/history.json" "$OUT/chain/history_$tag.json" ;;
 evaluate)
   read -r -a seeds <<< "${SEEDS-0}"
-  models=(); for s in "${seeds[@]}"; do models+=(--model "/tmp/runs/c10-${EPOCHS:-1000}ep-s$s/model"); done
+  models=(); for s in "${seeds[@]}"; do models+=(--model "$RUNS/c10-${EPOCHS:-1000}ep-s$s/model"); done
   first=${FIRST_SEED:-${seeds[0]:-0}}
+  tag=$(IFS=-; echo "${seeds[*]}")                   # the models' seeds name the part too: sessions' parts differ by model
+  name=eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first${tag:+_m$tag}
+  work=$KEEP/evaluate/$name                          # on the machine, so that a call cut off by its limit is continued by the next
   timeout 580 python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
-      --seeds "${LABEL_SEEDS:-1}" --quiet --out "$OUT/evaluate/eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first" ;;
+      --seeds "${LABEL_SEEDS:-1}" ${KEEP_PREDICTIONS:+--keep-predictions "$KEEP_PREDICTIONS"} --quiet --out "$work"
+  mkdir -p "$OUT/evaluate/$name"
+  for f in results.json tables.md evaluation.png partial.json; do [ -f "$work/$f" ] && cp "$work/$f" "$OUT/evaluate/$name/"; done
+  if [ -d "$work/predictions" ]; then                # at most 8 files of 16 MiB come back: the kept predictions as parts of a tar
+    tar -C "$work" -cf - predictions | split -b 15M -d -a 1 - "$OUT/evaluate/$name/predictions.tar."
+  fi ;;
 active)
   timeout 580 python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
-      --ssbnn-model "/tmp/runs/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "/tmp/runs/c10-simclr-${EPOCHS:-500}ep-s0/model" \
+      --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \
       --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" --out "$OUT/active/active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}" ;;
-*) echo "unknown piece $piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate or active"; exit 2 ;;
+laplace)
+  python3 bench/laplace_predict.py --inputs 150000 --out "$OUT/laplace/laplace_predict.json" ;;
+*) echo "unknown piece $piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active or laplace"; exit 2 ;;
 esac
 ls -la "$OUT/$piece"

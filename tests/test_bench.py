@@ -133,3 +133,77 @@ def test_active_parts_merge_into_one_result(tmp_path):
         bad = run("--merge", *args, "--out", tmp_path / "bad")
         assert bad.returncode == 2 and message in bad.stderr.strip().splitlines()[-1] and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
     assert "merging needs --out" in run("--merge", tmp_path / "s0").stderr
+
+
+STUB = r'''#!/bin/bash
+# stands in for the device's python3: logs its arguments; writes what the real command would, where it would
+echo "$*" >> "$STUB_LOG"
+out=""; outdir=""; keep=""; prev=""
+for a in "$@"; do
+  case $prev in --out) out=$a ;; --out-dir) outdir=$a ;; --keep-predictions) keep=$a ;; esac; prev=$a
+done
+case "$*" in
+  *"import json"*) exec "$STUB_REAL" "$@" ;;                 # the script's own small Python: the real one
+  *evaluate_main*)
+    mkdir -p "$out"
+    if [ -f "$out/partial.json" ]; then                      # the second call: finishes what the first started
+      echo '{"records": []}' > "$out/results.json"; echo tables > "$out/tables.md"; echo png > "$out/evaluation.png"; rm "$out/partial.json"
+    else
+      echo '{"records": []}' > "$out/partial.json"
+    fi
+    if [ -n "$keep" ]; then mkdir -p "$out/predictions"; for i in 0 1 2 3; do head -c 12000000 /dev/urandom > "$out/predictions/ss-bnn_50_s$i.npz"; done; fi ;;
+  *pretrain_cifar.py*)
+    if [ -n "$outdir" ]; then mkdir -p "$outdir"; for p in "$@"; do [ "$p" = taup2 ] && echo '{}' > "$outdir/taup2.json"; done; fi ;;
+  *rho_speed.py*) mkdir -p "$(dirname "$out")"; echo '{"fastest": "one-by-one-bf16"}' > "$out" ;;
+  *prior_cifar.py*) mkdir -p "$(dirname "$out")"; echo '{}' > "$out" ;;
+esac
+exit 0
+'''
+
+
+def _piece(tmp_path, piece:str, **env):
+    "Run `bench/gpu_pieces.sh PIECE` with the stub python3 and an emptied $OUT (as each device call has); returns (result, OUT)."
+    import os, shutil
+    stub = tmp_path / "bin"
+    stub.mkdir(exist_ok=True)
+    (stub / "python3").write_text(STUB); (stub / "python3").chmod(0o755)
+    out = tmp_path / "out"
+    shutil.rmtree(out, ignore_errors=True); out.mkdir()
+    e = {**os.environ, "PATH": f"{stub}:{os.environ['PATH']}", "OUT": str(out), "RUNS": str(tmp_path / "runs"), "KEEP": str(tmp_path / "keep"),
+         "STUB_LOG": str(tmp_path / "log"), "STUB_REAL": sys.executable, **env}
+    r = subprocess.run(["bash", str(ROOT / "bench" / "gpu_pieces.sh"), piece], capture_output=True, text=True, env=e, cwd=ROOT)
+    return r, out
+
+
+def _comes_back(out) -> list:
+    "What the device tool returns of $OUT: at most 8 files of at most 16 MiB, at most two folders down; asserts it, returns them."
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert len(files) <= 8 and all(p.stat().st_size <= 16 * 2**20 and len(p.relative_to(out).parts) <= 3 for p in files), files
+    return sorted(str(p.relative_to(out)) for p in files)
+
+
+def test_gpu_pieces_keep_what_later_calls_read_outside_the_emptied_out(tmp_path):
+    import tarfile
+    env = dict(SEEDS="1", FIRST_SEED="0", LABEL_SEEDS="3", METHODS="ss-bnn,ss-map", KEEP_PREDICTIONS="ss-bnn")
+    first, out = _piece(tmp_path, "evaluate", **env)                 # cut off: only partial.json
+    assert first.returncode == 0, first.stderr
+    assert _comes_back(out)[0] == "evaluate/eval_cifar10_ss-bnn-ss-map_s0_m1/partial.json"
+    second, out = _piece(tmp_path, "evaluate", **env)                # the next call finds the partial file and finishes
+    back = _comes_back(out)
+    part = out / "evaluate" / "eval_cifar10_ss-bnn-ss-map_s0_m1"
+    assert {"results.json", "tables.md", "evaluation.png"} <= {p.name for p in part.iterdir()} and not (part / "partial.json").exists()
+    tars = sorted(p for p in part.iterdir() if p.name.startswith("predictions.tar."))
+    assert len(tars) == 4 and len(back) == 7                        # 48 MB of predictions in parts of 15 MiB
+    (tmp_path / "joined.tar").write_bytes(b"".join(p.read_bytes() for p in tars))
+    with tarfile.open(tmp_path / "joined.tar") as tf:
+        assert sorted(tf.getnames())[1:] == [f"predictions/ss-bnn_50_s{i}.npz" for i in range(4)]
+    log = (tmp_path / "log").read_text()
+    assert "--model " + str(tmp_path / "runs" / "c10-1000ep-s1" / "model") in log and "--keep-predictions ss-bnn" in log and "--seeds 3" in log
+    r, out = _piece(tmp_path, "table1")                             # table1 before rho on this machine: refused
+    assert r.returncode == 2 and "run the rho piece first" in r.stdout
+    r, out = _piece(tmp_path, "rho"); assert _comes_back(out) == ["rho/rho_speed.json"]
+    r, out = _piece(tmp_path, "table1")                             # reads rho's choice from the machine, not from the emptied $OUT
+    assert r.returncode == 0 and "--one-by-one --amp" in (tmp_path / "log").read_text().splitlines()[-1]
+    r, out = _piece(tmp_path, "sweep", POINTS="taup2 tau_p=2"); assert _comes_back(out) == ["sweep/taup2.json"]
+    r, out = _piece(tmp_path, "long", RECIPE="best")
+    assert "--best-of " + str(tmp_path / "keep" / "sweep") in (tmp_path / "log").read_text().splitlines()[-1]
