@@ -4,14 +4,15 @@
 
 # %% ../../nbs/experiments/01_corrupt.ipynb #2002b221
 from __future__ import annotations
-import io
+import io, os
+from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from PIL import Image
 from scipy import ndimage
 
 # %% auto #0
-__all__ = ['CORRUPTIONS', 'motion_blur_kernel', 'plasma_fractal', 'gaussian_noise', 'shot_noise', 'impulse_noise', 'defocus_blur',
-           'glass_blur', 'motion_blur', 'zoom_blur', 'snow', 'frost', 'fog', 'brightness', 'contrast',
+__all__ = ['CORRUPTIONS', 'IMAGEWISE', 'motion_blur_kernel', 'plasma_fractal', 'gaussian_noise', 'shot_noise', 'impulse_noise',
+           'defocus_blur', 'glass_blur', 'motion_blur', 'zoom_blur', 'snow', 'frost', 'fog', 'brightness', 'contrast',
            'elastic_transform', 'pixelate', 'jpeg_compression', 'corrupt', 'corrupted_sets']
 
 # %% ../../nbs/experiments/01_corrupt.ipynb #f2f3ccf4
@@ -270,6 +271,17 @@ def corrupt(x, # uint8 images (N,H,W,3), (N,3,H,W), (N,1,H,W) or (N,H,W)
     return _restore(CORRUPTIONS[name](rgb, severity, np.random.default_rng(seed)), tag)
 
 # %% ../../nbs/experiments/01_corrupt.ipynb #8e6f5331
-def corrupted_sets(x, severity:int=5, seed:int=0, names=None) -> dict:
+IMAGEWISE = ("defocus_blur", "zoom_blur", "brightness", "contrast", "pixelate", "jpeg_compression")   # no random draws, image by image
+
+def corrupted_sets(x, severity:int=5, seed:int=0, names=None,
+                   workers:int|None=None, # threads (default: the CPU count); the images are the same for any number
+                  ) -> dict:
     "All (or `names`) corruptions of the images `x` at one severity: {name: uint8 images}."
-    return {n: corrupt(x, n, severity, seed + i) for i, n in enumerate(names or CORRUPTIONS)}
+    names, workers = list(names or CORRUPTIONS), workers or os.cpu_count() or 1
+    chunks = [c for c in np.array_split(np.arange(len(x)), workers) if len(c)]
+    jobs = [(n, seed + i, c) for i, n in enumerate(names) for c in (chunks if n in IMAGEWISE else [slice(None)])]
+    with ThreadPoolExecutor(workers) as pool:                 # numpy and scipy.ndimage release the GIL: threads run in parallel
+        done = list(pool.map(lambda j: corrupt(x[j[2]], j[0], severity, j[1]), jobs))
+    parts = {}
+    for (n, _, _), d in zip(jobs, done): parts.setdefault(n, []).append(d)
+    return {n: np.concatenate(p) if len(p) > 1 else p[0] for n, p in parts.items()}
