@@ -167,13 +167,18 @@ def _class_covariances(la) -> Tensor:
     return la._class_covariances[1]
 
 @torch.no_grad()
+def _library_predict(la, features:Tensor, batch_size:int=1000) -> Tensor:
+    "laplace-torch's own GLM probit predictive `(N,C)`, on a scale that holds: the reference `laplace_predict` is checked against."
+    stable_scale(la)
+    return torch.cat([la(features[i:i + batch_size], pred_type="glm", link_approx="probit") for i in range(0, len(features), batch_size)])
+
+@torch.no_grad()
 def laplace_predict(la, # a fitted laplace-torch approximation
                     features:Tensor, # features (N,dim)
                     batch_size:int=1000, # features per chunk
                    ) -> Tensor:
     "Predictive probabilities `(N,C)` from the linearised (GLM) predictive with the extended probit approximation (Eq. L2)."
-    if not _is_full(la):                                                      # diag, kron: laplace-torch's own
-        return torch.cat([la(features[i:i + batch_size], pred_type="glm", link_approx="probit") for i in range(0, len(features), batch_size)])
+    if not _is_full(la): return _library_predict(la, features, batch_size)  # diag, kron: laplace-torch's own
     head, cov, out = la.model.last_layer, _class_covariances(la), []
     for i in range(0, len(features), batch_size):
         f = features[i:i + batch_size]
@@ -211,12 +216,12 @@ def probit_nll(la, # a fitted laplace-torch approximation
                features:Tensor, y:Tensor, # validation features (M,dim) and labels (M,)
                grid:Tensor, # candidate prior precisions (G,)
               ) -> Tensor:
-    "Validation NLL `(G,)` of the probit predictive at every candidate, each evaluated afresh (any Hessian structure)."
+    "Validation NLL `(G,)` of laplace-torch's own probit predictive at every candidate, each evaluated afresh (any Hessian structure)."
     y, saved, out = y.to(features.device), la.prior_precision.clone(), []
     try:
         for lam in grid.tolist():
             la.prior_precision = lam
-            out.append(nll(laplace_predict(la, features).double(), y))
+            out.append(nll(_library_predict(la, features).double(), y))
     finally: la.prior_precision = saved
     return torch.tensor(out, dtype=torch.float64)
 
