@@ -261,8 +261,8 @@ def _merge(a):
     print(evaluation_tables(result["records"]))
     for w in said: print(f"ssbnn-evaluate: note: {w.message}")
     made = sum("members_from" in r for r in result["records"])
-    print(f"\n{len(parts)} parts, wall time {result['meta']['total_seconds']:.0f} s in all" + (f"; {made} ensemble runs formed from "
-          f"kept predictions" if made else "") + f"; tables in {out}/tables.md")
+    print(f"\n{len(parts)} parts, wall time {result['meta']['total_seconds']:.0f} s in all" + (f"; {made} ensemble run{'s' * (made != 1)} "
+          f"formed from kept predictions" if made else "") + f"; tables in {out}/tables.md")
 
 # %% ../nbs/14_cli.ipynb #a8998b91
 def pretrain_parser() -> argparse.ArgumentParser:

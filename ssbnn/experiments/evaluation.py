@@ -150,7 +150,7 @@ class EvalConfig:
         self.methods = tuple(as_option(Method, m, "method").value for m in self.methods)
         self.keep_predictions = tuple(as_option(Method, m, "method").value for m in self.keep_predictions)
         extra = [m for m in self.keep_predictions if m not in self.methods]
-        if extra: raise ValueError(f"keep_predictions names {', '.join(extra)}, which this evaluation does not run; add it to methods")
+        if extra: raise ValueError(f"the predictions to keep name {', '.join(extra)}, which this evaluation does not run; add {', '.join(extra)} to the methods")
         bad = [c for c in self.corruptions if c not in CORRUPTIONS]
         if bad: raise ValueError(f"unknown corruption(s) {', '.join(bad)}; choose from {', '.join(CORRUPTIONS)}")
 
