@@ -207,3 +207,14 @@ def test_gpu_pieces_keep_what_later_calls_read_outside_the_emptied_out(tmp_path)
     r, out = _piece(tmp_path, "sweep", POINTS="taup2 tau_p=2"); assert _comes_back(out) == ["sweep/taup2.json"]
     r, out = _piece(tmp_path, "long", RECIPE="best")
     assert "--best-of " + str(tmp_path / "keep" / "sweep") in (tmp_path / "log").read_text().splitlines()[-1]
+
+
+def test_laplace_predict_bench_agrees_with_laplace_torch_and_refuses_bad_sizes(tmp_path):
+    script = str(ROOT / "bench" / "laplace_predict.py")
+    ok = subprocess.run([sys.executable, script, "--dim", "8", "--classes", "3", "--train", "30", "--inputs", "1500", "--device", "cpu",
+                         "--out", str(tmp_path / "r.json")], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert (r["params"], r["inputs"], r["device"]) == (27, 1500, "cpu") and r["max_abs_diff"] < 1e-5 and r["ssbnn_s"] > 0
+    bad = subprocess.run([sys.executable, script, "--classes", "1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--classes at least 2" in bad.stderr
