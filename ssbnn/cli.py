@@ -229,8 +229,8 @@ def evaluate_main(argv=None) -> int:
     with one_line_errors("ssbnn-evaluate") as status:
         if a.merge: _merge(a); return status.code
         get_device(a.device)
-        names = tuple(CORRUPTIONS) if a.corruptions == "all" else () if a.corruptions == "none" else tuple(a.corruptions.split(","))
         names_of = lambda s: tuple(m.strip() for m in s.split(",") if m.strip())
+        names = tuple(CORRUPTIONS) if a.corruptions == "all" else () if a.corruptions == "none" else names_of(a.corruptions)
         kw = dict(seeds=a.seeds, seed=a.seed, methods=names_of(a.methods), ensemble=a.ensemble, ss_ensemble=a.ss_ensemble,
                   pretrain_seeds=a.pretrain_seeds, corruptions=names, keep_predictions=names_of(a.keep_predictions),
                   **({"budgets": tuple(a.budgets)} if a.budgets else {}))

@@ -376,15 +376,20 @@ def _run(r:dict) -> tuple:
     "What names one run: (method, labels, seed)."
     return r["method"], r["labels"], r["seed"]
 
+def _seed(r:dict, pretrained:list):
+    "The seed of the one pretraining a record predicted with; None for none, several, or one whose seed is not recorded."
+    used = r.get("pretrainings", [])
+    return pretrained[used[0]].get("seed") if len(used) == 1 else None
+
 def _own(r:dict, pretrained:list) -> bool:
     "Whether a pooled record predicted with its label seed's own pretraining (its seed is the label seed, as `run_evaluation` pairs them)."
-    return r["method"] in POOLED and [pretrained[i].get("seed") for i in r.get("pretrainings", [])] == [r["seed"]]
+    return r["method"] in POOLED and _seed(r, pretrained) == r["seed"]
 
 def _paired(parts:list, pretrained:list) -> list:
     "The parts, where several made one run with distinct pretrainings, keeping only the label seed's own; the others are ensemble members."
     held = defaultdict(list)
     for p in parts:
-        for r in p["records"]: held[_run(r)].append(pretrained[r["pretrainings"][0]].get("seed") if len(r.get("pretrainings", [])) == 1 else None)
+        for r in p["records"]: held[_run(r)].append(_seed(r, pretrained))
     members = {run for run, seeds in held.items() if len(seeds) > 1 and run[0] in POOLED and None not in seeds and len(set(seeds)) == len(seeds)}
     for run in sorted(members - {_run(r) for p in parts for r in p["records"] if _own(r, pretrained)}, key=str):
         warnings.warn(f"{', '.join(map(str, run))}: no part pretrained with seed {run[2]}, so the run has no record (other pretrainings' are ensemble members)")
@@ -410,24 +415,24 @@ def merge_evaluations(results:list[dict],
 # %% ../../nbs/experiments/03_evaluation.ipynb #684089de
 ENSEMBLES = {"ss-bnn": "ss-bnn-ensemble"}   # a method whose kept predictions, from parts with other pretrainings, form this ensemble
 
-def _members(parts:list, folders:list) -> dict:
-    "{run: [(pretraining index, record, file), ...]}: the kept predictions of `ENSEMBLES`' methods, each of one pretraining."
+def _members(parts:list, folders:list, pretrained:list) -> dict:
+    "{run: [(pretraining seed, record, file), ...]}: the kept predictions of `ENSEMBLES`' methods, each of one pretraining."
     found = defaultdict(list)
     for p, folder in zip(parts, folders):
         for r in p["records"] if folder is not None else []:
             f = prediction_file(folder, *_run(r))
-            if r["method"] in ENSEMBLES and len(r.get("pretrainings", [])) == 1 and f.exists(): found[_run(r)].append((r["pretrainings"][0], r, f))
+            if r["method"] in ENSEMBLES and len(r.get("pretrainings", [])) == 1 and f.exists(): found[_run(r)].append((_seed(r, pretrained), r, f))
     return found
 
 def _ensemble_record(run:tuple, members:list) -> dict:
-    "The record of the mean predictive of `members` [(pretraining index, record, file), ...], scored as `run_evaluation` scores."
+    "The record of the mean predictive of `members` [(pretraining seed, record, file), ...], scored as `run_evaluation` scores."
     loaded = [load_predictions(f) for _, _, f in members]
     (probs0, y, images), first = loaded[0], members[0][1]
     if any(img != images or not torch.equal(yy, y) or p.keys() != probs0.keys() for p, yy, img in loaded):
         raise ValueError(f"the kept predictions of {', '.join(map(str, run))} scored other images in some parts; merge parts of one evaluation")
     mean = {k: torch.stack([p[k] for p, _, _ in loaded]).mean(0) for k in probs0}
     return {"dataset": first["dataset"], "method": ENSEMBLES[run[0]], "labels": run[1], "seed": run[2], **scored(mean, y),
-            "pretrainings": [i for i, _, _ in members], **({"ood_set": first["ood_set"]} if "ood_set" in first else {}),
+            "pretrainings": [r["pretrainings"][0] for _, r, _ in members], **({"ood_set": first["ood_set"]} if "ood_set" in first else {}),
             "seconds": sum(r["seconds"] for _, r, _ in members), "members_from": "kept predictions (float16)"}
 
 def ensembles_of_parts(parts:list, # result sets of parts, their pretrainings numbered into `pretrained` (`merge_evaluations` does)
@@ -437,11 +442,11 @@ def ensembles_of_parts(parts:list, # result sets of parts, their pretrainings nu
                       ) -> list[dict]:
     "Records of each run's ensemble: the mean predictive of `size` parts' kept predictions, from the label seed's own pretraining on."
     made = []
-    for run, ms in sorted(_members(parts, folders).items(), key=str):
-        seeds = [pretrained[i].get("seed") for i, _, _ in ms]
+    for run, ms in sorted(_members(parts, folders, pretrained).items(), key=str):
+        seeds = [s for s, _, _ in ms]
         if None in seeds or len(set(seeds)) < len(seeds):
             raise ValueError(f"the kept predictions of {', '.join(map(str, run))} come from pretrainings without distinct seeds; merge each once")
-        ms = [m for _, m in sorted(zip(seeds, ms), key=lambda sm: (sm[0] - run[2]) % 2**31)][:size]
+        ms = sorted(ms, key=lambda m: (m[0] - run[2]) % 2**31)[:size]          # from the label seed's own pretraining on
         if len(ms) < size: warnings.warn(f"{', '.join(map(str, run))}: kept predictions of {len(ms)} of the {size} pretrainings an ensemble needs; no ensemble record")
         else: made.append(_ensemble_record(run, ms))
     return made
