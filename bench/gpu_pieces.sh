@@ -4,6 +4,12 @@
 # Every record lands under $OUT/<piece>/ (at most 8 files come back); copy them into bench/results/ and commit. $OUT is
 # emptied before each call, so what a later call reads (models, sweep points, rho's choice, an evaluation to continue)
 # lives in RUNS (/tmp/runs) and KEEP (/tmp/keep) on the warm machine, and is copied to $OUT.
+#   queue ITEM...     the pieces, each ITEM `[VAR=VALUE ...] PIECE`, one after another in a process session of their own
+#                     (setsid), which outlives the call (it returns at once) and is bound by the machine's 30 minutes, not
+#                     a call's 10: queued, `chain` runs until done (or MAX_MINUTES, 27) and no piece is cut at 10 minutes
+#   wait [SECONDS]    up to SECONDS (560): returns when a queued piece finishes, with its files in $OUT as if it had run
+#                     alone (one piece a call), the log since the last wait and each finished piece's exit code and time;
+#                     call it again at once (the machine goes back 30 s after a call) until every piece is returned
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
@@ -33,21 +39,62 @@
 #   active  (~9 min)  active learning (bench/active_cifar.py) with the chained EPOCHS (500) SS-BNN and SimCLR of seed 0, METHODS
 #                     (ss-bnn-bald,ss-bnn-random,simclr-entropy), label seed SEED (0); parts join with active_cifar.py --merge
 set -uo pipefail
-cd "$(dirname "$0")/.."
-source tools/device_env.sh || exit 1
+SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+cd "${ROOT:-$(dirname "$SELF")/..}"
 OUT=${OUT:-/tmp/out} RUNS=${RUNS:-/tmp/runs} KEEP=${KEEP:-/tmp/keep}
-piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active or laplace}
+piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace, or queue / wait}
+Q=$KEEP/queue
+lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+lim() { if [ -n "${QUEUED:-}" ]; then echo 1740; else echo "$1"; fi; }   # queued, a piece is not bound by one call's 10 minutes
+case $piece in
+queue)        # the pieces named, one after another, in a process of their own that outlives this call (setsid)
+  shift; [ $# -gt 0 ] || { echo "queue: name the pieces, e.g. queue 'SEED=0 chain' 'SEEDS=0 evaluate'"; exit 2; }
+  if [ -f "$Q/pid" ] && [ ! -f "$Q/finished" ] && kill -0 "$(cat "$Q/pid")" 2>/dev/null; then echo "queue: one is running already (bash bench/gpu_pieces.sh wait)"; exit 2; fi
+  source tools/device_env.sh || exit 1
+  rm -rf "$Q"; mkdir -p "$Q"; cp "$SELF" "$Q/pieces.sh"                  # what the queue reads, copied: a later call re-sends the
+  cp "$ARCHIVE" "$Q/" || exit 1; export ARCHIVE=$Q/$(basename "$ARCHIVE")          # tree and may leave out its ignored paths
+  printf '%s\n' "$@" > "$Q/items"
+  ROOT=$PWD setsid nohup bash "$Q/pieces.sh" _run > "$Q/log" 2>&1 < /dev/null & echo $! > "$Q/pid"
+  sleep 2; cat "$Q/log"; echo "queued $# pieces: bash bench/gpu_pieces.sh wait"; exit 0 ;;
+_run)         # the queue's own process: each item is `[VAR=VALUE ...] PIECE`, its files in $Q/out/<n>
+  echo $$ > "$Q/pid"; n=0
+  while IFS= read -r item; do
+    n=$((n + 1)); start=$(date +%s); echo "=== $n: $item ($(date -u +%T))"
+    (if [ "${item% *}" != "$item" ]; then eval "export ${item% *}"; fi
+     OUT=$Q/out/$n QUEUED=1 exec bash "$Q/pieces.sh" "${item##* }")
+    echo "$n $? $(( $(date +%s) - start )) $item" >> "$Q/status"
+  done < "$Q/items"
+  echo "=== queue finished ($(date -u +%T))"; touch "$Q/finished"; exit 0 ;;
+wait)         # up to ${2:-560} s: returns when a queued piece finishes, with its files in $OUT (one piece a call)
+  [ -f "$Q/items" ] || { echo "wait: no queue on this machine (bash bench/gpu_pieces.sh queue ...)"; exit 2; }
+  mkdir -p "$OUT"; total=$(wc -l < "$Q/items"); limit=$(( SECONDS + ${2:-560} ))
+  while :; do
+    copied=$(cat "$Q/copied" 2>/dev/null || echo 0); done_=$(lines "$Q/status")
+    if [ "$done_" -gt "$copied" ]; then
+      n=$((copied + 1)); [ -d "$Q/out/$n" ] && cp -r "$Q/out/$n/." "$OUT/"; echo "$n" > "$Q/copied"; break
+    fi
+    [ -f "$Q/finished" ] && break
+    kill -0 "$(cat "$Q/pid")" 2>/dev/null || { echo "wait: the queue's process is gone before its end (log below)"; break; }
+    [ "$SECONDS" -ge "$limit" ] && break
+    sleep 3
+  done
+  tail -c +$(( $(cat "$Q/seen" 2>/dev/null || echo 0) + 1 )) "$Q/log" | tail -c 9000; wc -c < "$Q/log" > "$Q/seen"
+  echo "--- queue: $(lines "$Q/status") of $total pieces done, $(cat "$Q/copied" 2>/dev/null || echo 0) returned"
+  while read -r n rc secs item; do echo "    $n: exit $rc after $secs s: $item"; done < <(cat "$Q/status" 2>/dev/null || true)
+  find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
+esac
+[ -n "${QUEUED:-}" ] || source tools/device_env.sh || exit 1               # queued, the queue's environment is inherited
 mkdir -p "$OUT/$piece" "$KEEP/$piece"
 case $piece in
 speed)
   python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
       --point after crops=clamped --point after-seed1 seed=1,crops=clamped
-  (cd .devdata/before && PYTHONPATH=/tmp/site:. python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" \
+  (cd .devdata/before && PYTHONPATH=$SITE:. python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" \
       --out "$OUT/speed/before.json")
   python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \
       --noise "$OUT/speed/after-seed1.json" --out "$OUT/speed/compare.json" ;;
 modes)
-  timeout 570 python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 0 --out-dir "$OUT/modes" \
+  timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 0 --out-dir "$OUT/modes" \
       --point default compile_mode=default --point autotune compile_mode=max-autotune-no-cudagraphs \
       --point graphs compile_mode=reduce-overhead ;;
 sweep)
@@ -56,7 +103,7 @@ sweep)
   for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped
     [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$KEEP/sweep/"
   done
-  timeout 570 python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
+  timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
       --out-dir "$KEEP/sweep" "${args[@]}"
   for ((i = 0; i < ${#pts[@]}; i += 2)); do cp "$KEEP/sweep/${pts[i]}.json" "$OUT/sweep/" 2>/dev/null; done ;;   # only the asked-for
 long)
@@ -73,11 +120,11 @@ table1)
   [ -f "$KEEP/rho/rho_speed.json" ] || { echo "run the rho piece first, on this machine: its fastest variant sets the flags"; exit 2; }
   read -r -a flags <<< "$(python3 -c "import json, sys; v = json.load(open(sys.argv[1]))['fastest']
 print(' '.join(f for f, on in (('--one-by-one', 'one-by-one' in v), ('--amp', 'bf16' in v), ('--channels-last', 'channels-last' in v), ('--compile', 'compiled' in v)) if on))" "$KEEP/rho/rho_speed.json")"
-  timeout 580 python3 bench/prior_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --bnn-batch 32 "${flags[@]}" \
+  timeout "$(lim 580)" python3 bench/prior_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --bnn-batch 32 "${flags[@]}" \
       --out "$OUT/table1/prior_cifar10_${EPOCHS:-200}ep.json" ;;
 ddp)
-  timeout 380 python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json"
-  timeout 200 python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 1 --sync-bn --out "$OUT/ddp/ddp_overhead_syncbn.json" ;;
+  timeout "$(lim 380)" python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json"
+  timeout "$(lim 200)" python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 1 --sync-bn --out "$OUT/ddp/ddp_overhead_syncbn.json" ;;
 chain)
   case ${OBJECTIVE:-ss-bnn} in
     ss-bnn) tag=c10-${EPOCHS:-1000}ep-s${SEED:-0}; objective=() ;;
@@ -85,7 +132,7 @@ chain)
     *) echo "OBJECTIVE must be ss-bnn or simclr, not ${OBJECTIVE}"; exit 2 ;;
   esac
   python3 -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \
-      --seed "${SEED:-0}" "${objective[@]}" --max-minutes 8 --quiet --out "$RUNS/$tag"
+      --seed "${SEED:-0}" "${objective[@]}" --max-minutes "${MAX_MINUTES:-$([ -n "${QUEUED:-}" ] && echo 27 || echo 8)}" --quiet --out "$RUNS/$tag"
   cp "$RUNS/$tag/results.json" "$OUT/chain/results_$tag.json"; cp "$RUNS/$tag/history.json" "$OUT/chain/history_$tag.json" ;;
 evaluate)
   read -r -a seeds <<< "${SEEDS-0}"
@@ -94,7 +141,7 @@ evaluate)
   tag=$(IFS=-; echo "${seeds[*]}")                   # the models' seeds name the part too: sessions' parts differ by model
   name=eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first${tag:+_m$tag}
   work=$KEEP/evaluate/$name                          # on the machine, so that a call cut off by its limit is continued by the next
-  timeout 580 python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
+  timeout "$(lim 580)" python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
       --seeds "${LABEL_SEEDS:-1}" ${KEEP_PREDICTIONS:+--keep-predictions "$KEEP_PREDICTIONS"} --quiet --out "$work"
   mkdir -p "$OUT/evaluate/$name"
@@ -103,7 +150,7 @@ evaluate)
     tar -C "$work" -cf - predictions | split -b 15M -d -a 1 - "$OUT/evaluate/$name/predictions.tar."
   fi ;;
 active)
-  timeout 580 python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
+  timeout "$(lim 580)" python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
       --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \
       --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" --out "$OUT/active/active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}" ;;
 laplace)

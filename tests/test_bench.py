@@ -154,6 +154,8 @@ case "$*" in
     if [ -n "$keep" ]; then mkdir -p "$out/predictions"; for i in 0 1 2 3; do head -c 12000000 /dev/urandom > "$out/predictions/ss-bnn_50_s$i.npz"; done; fi ;;
   *pretrain_cifar.py*)
     if [ -n "$outdir" ]; then mkdir -p "$outdir"; for p in "$@"; do [ "$p" = taup2 ] && echo '{}' > "$outdir/taup2.json"; done; fi ;;
+  *pretrain_main*) sleep "${STUB_SLEEP:-0}"; mkdir -p "$out"; echo '{"finished": true}' > "$out/results.json"; echo '[]' > "$out/history.json" ;;
+  *laplace_predict.py*) mkdir -p "$(dirname "$out")"; echo '{}' > "$out" ;;
   *rho_speed.py*) mkdir -p "$(dirname "$out")"; echo '{"fastest": "one-by-one-bf16"}' > "$out" ;;
   *prior_cifar.py*) mkdir -p "$(dirname "$out")"; echo '{}' > "$out" ;;
 esac
@@ -161,18 +163,22 @@ exit 0
 '''
 
 
-def _piece(tmp_path, piece:str, **env):
-    "Run `bench/gpu_pieces.sh PIECE` with the stub python3 and an emptied $OUT (as each device call has); returns (result, OUT)."
-    import os, shutil
+def _piece(tmp_path, piece:str, *args, **env):
+    "Run `bench/gpu_pieces.sh PIECE ARGS` as a device call does: the stub python3, an emptied $OUT, and what it leaves in its session killed; returns (result, OUT)."
+    import os, shutil, signal
     stub = tmp_path / "bin"
     stub.mkdir(exist_ok=True)
     (stub / "python3").write_text(STUB); (stub / "python3").chmod(0o755)
     out = tmp_path / "out"
     shutil.rmtree(out, ignore_errors=True); out.mkdir()
     e = {**os.environ, "PATH": f"{stub}:{os.environ['PATH']}", "OUT": str(out), "RUNS": str(tmp_path / "runs"), "KEEP": str(tmp_path / "keep"),
-         "STUB_LOG": str(tmp_path / "log"), "STUB_REAL": sys.executable, **env}
-    r = subprocess.run(["bash", str(ROOT / "bench" / "gpu_pieces.sh"), piece], capture_output=True, text=True, env=e, cwd=ROOT)
-    return r, out
+         "STUB_LOG": str(tmp_path / "log"), "STUB_REAL": sys.executable, "SITE": str(tmp_path / "site"), **env}
+    call = subprocess.Popen(["bash", str(ROOT / "bench" / "gpu_pieces.sh"), piece, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=e, cwd=ROOT, start_new_session=True)
+    stdout, stderr = call.communicate(timeout=120)
+    try: os.killpg(call.pid, signal.SIGKILL)                                  # the device kills what a call leaves running,
+    except ProcessLookupError: pass                                           # except processes in a session of their own
+    return subprocess.CompletedProcess(call.args, call.returncode, stdout, stderr), out
 
 
 def _comes_back(out) -> list:
@@ -218,3 +224,33 @@ def test_laplace_predict_bench_agrees_with_laplace_torch_and_refuses_bad_sizes(t
     assert (r["params"], r["inputs"], r["device"]) == (27, 1500, "cpu") and r["max_abs_diff"] < 1e-5 and r["ssbnn_s"] > 0
     bad = subprocess.run([sys.executable, script, "--classes", "1"], capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--classes at least 2" in bad.stderr
+
+
+def test_gpu_pieces_queue_outlives_its_call_and_each_wait_returns_one_piece(tmp_path):
+    import re, time
+    r, out = _piece(tmp_path, "wait")
+    assert r.returncode == 2 and "no queue on this machine" in r.stdout
+    assert _piece(tmp_path, "queue")[0].returncode == 2                       # nothing named
+    (tmp_path / "c10.npz").write_bytes(b"archive")
+    env = dict(STUB_SLEEP="4", ARCHIVE=str(tmp_path / "c10.npz"))
+    t = time.monotonic()
+    r, out = _piece(tmp_path, "queue", "SEED=3 EPOCHS=20 chain", "SEEDS='3' EPOCHS=20 FIRST_SEED=0 evaluate", "laplace", **env)
+    assert r.returncode == 0 and "queued 3 pieces" in r.stdout and time.monotonic() - t < 4, r.stdout + r.stderr   # back before the chain ends
+    r, out = _piece(tmp_path, "queue", "laplace")
+    assert r.returncode == 2 and "one is running already" in r.stdout
+    r, out = _piece(tmp_path, "wait")                                         # the chain, pretraining on after its call was killed
+    assert _comes_back(out) == ["chain/history_c10-20ep-s3.json", "chain/results_c10-20ep-s3.json"], r.stdout
+    assert re.search(r"[1-3] of 3 pieces done, 1 returned", r.stdout) and "1: exit 0" in r.stdout and not r.stderr, r.stdout + r.stderr
+    chain = [l for l in (tmp_path / "log").read_text().splitlines() if "pretrain_main" in l][-1]
+    assert "--max-minutes 27" in chain and "--seed 3" in chain and "--epochs 20" in chain    # queued: not cut at 8 minutes
+    assert f"--archive {tmp_path / 'keep' / 'queue' / 'c10.npz'} " in chain                  # its copy: later calls may drop .devdata
+    r, out = _piece(tmp_path, "wait")
+    assert _comes_back(out) == ["evaluate/eval_cifar10_ss-bnn-ss-map_s0_m3/partial.json"], r.stdout
+    assert "--model " + str(tmp_path / "runs" / "c10-20ep-s3" / "model") in (tmp_path / "log").read_text()
+    r, out = _piece(tmp_path, "wait")
+    assert _comes_back(out) == ["laplace/laplace_predict.json"] and "3 of 3 pieces done, 3 returned" in r.stdout
+    r, out = _piece(tmp_path, "wait")                                         # all returned: at once, nothing new
+    assert _comes_back(out) == [] and "queue finished" not in r.stdout.split("--- queue")[0]
+    r, out = _piece(tmp_path, "queue", "laplace")                              # the finished queue gives way to a new one
+    assert r.returncode == 0
+    r, out = _piece(tmp_path, "wait"); assert _comes_back(out) == ["laplace/laplace_predict.json"]

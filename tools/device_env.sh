@@ -1,5 +1,7 @@
 # source tools/device_env.sh   (on the device machine, in the repository root; after tools/device_prep.sh here,
 # with .devdata and .whl carried): installs the carried wheels into /tmp/site and makes this tree importable.
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || return 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 ARCHIVE=$PWD/.devdata/cifar10_train.npz
+SITE=${SITE:-/tmp/site}; wheels=$SITE/.ssbnn-$(ls .whl | cksum | cut -d' ' -f1)   # installed once per machine and set of wheels
+[ -f "$wheels" ] || { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/*.whl \
+  && mkdir -p "$SITE" && touch "$wheels"; } || return 1
+export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 ARCHIVE=${ARCHIVE:-$PWD/.devdata/cifar10_train.npz}
 python3 -c "import torch, laplace, kornia, ssbnn; print('device env:', torch.__version__, torch.cuda.get_device_name(), 'laplace', laplace.__version__ if hasattr(laplace, '__version__') else '?')"
