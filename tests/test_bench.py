@@ -138,6 +138,10 @@ def test_active_parts_merge_into_one_result(tmp_path):
 STUB = r'''#!/bin/bash
 # stands in for the device's python3: logs its arguments; writes what the real command would, where it would
 echo "$*" >> "$STUB_LOG"
+if [ -n "${STUB_CHECK:-}" ]; then                            # the real parser of each script and CLI reads its arguments
+  case "$*" in *"import json"*|*"import torch"*|"-m pip"*) ;;
+    *) "$STUB_REAL" "$STUB_CHECK" "$@" >> "$STUB_LOG.check" 2>&1 || echo "REFUSED ($PWD): $*" >> "$STUB_LOG.check" ;; esac
+fi
 out=""; outdir=""; keep=""; prev=""
 for a in "$@"; do
   case $prev in --out) out=$a ;; --out-dir) outdir=$a ;; --keep-predictions) keep=$a ;; esac; prev=$a
@@ -160,6 +164,18 @@ case "$*" in
   *prior_cifar.py*) mkdir -p "$(dirname "$out")"; echo '{}' > "$out" ;;
 esac
 exit 0
+'''
+
+
+CHECK = r'''
+import argparse, runpy, sys
+def parse_only(self, args=None, namespace=None):
+    _parse(self, args, namespace); raise SystemExit(0)         # parsed: stop before any work
+_parse, argparse.ArgumentParser.parse_args = argparse.ArgumentParser.parse_args, parse_only
+args = sys.argv[1:]
+if args[0] == "-c": sys.argv = ["-c", *args[2:]]; exec(compile(args[1], "<-c>", "exec"), {"__name__": "__main__"})
+else: sys.argv = args; sys.path.insert(0, str(__import__("pathlib").Path(args[0]).parent)); runpy.run_path(args[0], run_name="__main__")
+sys.exit(3)                                                     # never parsed its arguments
 '''
 
 
@@ -254,3 +270,29 @@ def test_gpu_pieces_queue_outlives_its_call_and_each_wait_returns_one_piece(tmp_
     r, out = _piece(tmp_path, "queue", "laplace")                              # the finished queue gives way to a new one
     assert r.returncode == 0
     r, out = _piece(tmp_path, "wait"); assert _comes_back(out) == ["laplace/laplace_predict.json"]
+
+
+def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
+    "Every piece's Python commands, as the pieces write them with their settings, through the real argument parsers."
+    import os, runpy
+    (tmp_path / "check.py").write_text(CHECK)
+    (tmp_path / "c10.npz").write_bytes(b"archive")
+    env = dict(STUB_CHECK=str(tmp_path / "check.py"), ARCHIVE=str(tmp_path / "c10.npz"))
+    runs = [("speed", {}), ("modes", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("rho", {}),
+            ("table1", {}), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
+            ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
+            ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("laplace", {})]
+    for piece, settings in runs:
+        r, _ = _piece(tmp_path, piece, **env, **settings)
+        assert r.returncode == 0, (piece, r.stdout[-2000:], r.stderr[-2000:])
+    checked = (tmp_path / "log.check").read_text()
+    assert "REFUSED" not in checked, checked[-3000:]
+    commands = [l for l in (tmp_path / "log").read_text().splitlines() if not l.startswith(("-m pip", "-c import torch", "-c import json"))]
+    scripts = {"pretrain_cifar.py", "compare_curves.py", "rho_speed.py", "prior_cifar.py", "ddp_overhead.py", "pretrain_main", "evaluate_main",
+               "active_cifar.py", "laplace_predict.py"}
+    assert all(any(s in c for c in commands) for s in scripts), commands          # each script was reached
+    bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))                # and the sweep's default points are ones it takes
+    text = (ROOT / "bench" / "gpu_pieces.sh").read_text()
+    points = text.split('POINTS:-')[1].split('}')[0].split()
+    for name, setting in zip(points[::2], points[1::2]): bench["parse_point"](setting, bench["known_settings"]())
+    assert len(points) == 8 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
