@@ -59,12 +59,12 @@ queue)        # the pieces named, one after another, in a process of their own t
 _run)         # the queue's own process: each item is `[VAR=VALUE ...] PIECE`, its files in $Q/out/<n>
   echo $$ > "$Q/pid"; n=0
   while IFS= read -r item; do
-    n=$((n + 1)); start=$(date +%s); echo "=== $n: $item ($(date -u +%T))"
+    n=$((n + 1)); start=$(date +%s); echo "=== $n: $item ($(date -u +%T))"; echo "$n: $item" > "$Q/current"
     (if [ "${item% *}" != "$item" ]; then eval "export ${item% *}"; fi
      OUT=$Q/out/$n QUEUED=1 exec bash "$Q/pieces.sh" "${item##* }")
     echo "$n $? $(( $(date +%s) - start )) $item" >> "$Q/status"
   done < "$Q/items"
-  echo "=== queue finished ($(date -u +%T))"; touch "$Q/finished"; exit 0 ;;
+  echo "=== queue finished ($(date -u +%T))"; rm -f "$Q/current"; touch "$Q/finished"; exit 0 ;;
 wait)         # up to ${2:-560} s: returns when a queued piece finishes, with its files in $OUT (one piece a call)
   [ -f "$Q/items" ] || { echo "wait: no queue on this machine (bash bench/gpu_pieces.sh queue ...)"; exit 2; }
   mkdir -p "$OUT"; total=$(wc -l < "$Q/items"); limit=$(( SECONDS + ${2:-560} ))
@@ -79,7 +79,8 @@ wait)         # up to ${2:-560} s: returns when a queued piece finishes, with it
     sleep 3
   done
   tail -c +$(( $(cat "$Q/seen" 2>/dev/null || echo 0) + 1 )) "$Q/log" | tail -c 9000; wc -c < "$Q/log" > "$Q/seen"
-  echo "--- queue: $(lines "$Q/status") of $total pieces done, $(cat "$Q/copied" 2>/dev/null || echo 0) returned"
+  echo "--- queue: $(lines "$Q/status") of $total pieces done, $(cat "$Q/copied" 2>/dev/null || echo 0) returned;" \
+       "started $(( $(date +%s) - $(stat -c %Y "$Q/items") )) s ago$([ -f "$Q/current" ] && echo "; running $(cat "$Q/current")")"
   while read -r n rc secs item; do echo "    $n: exit $rc after $secs s: $item"; done < <(cat "$Q/status" 2>/dev/null || true)
   find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
 esac
