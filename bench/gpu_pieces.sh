@@ -10,6 +10,8 @@
 #   wait [SECONDS]    up to SECONDS (560): returns when a queued piece finishes, with its files in $OUT as if it had run
 #                     alone (one piece a call), the log since the last wait and each finished piece's exit code and time;
 #                     call it again at once (the machine goes back 30 s after a call) until every piece is returned
+#   salvage           what the running queued piece has finished so far (an evaluation's runs, a sweep's points), into
+#                     $OUT: for the last call before the machine's 30 minutes end
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
@@ -42,8 +44,13 @@ set -uo pipefail
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "${ROOT:-$(dirname "$SELF")/..}"
 OUT=${OUT:-/tmp/out} RUNS=${RUNS:-/tmp/runs} KEEP=${KEEP:-/tmp/keep}
-piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace, or queue / wait}
+piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace, or queue / wait / salvage}
 Q=$KEEP/queue
+evaluation_back() {  # WORK DEST: an evaluation's records, and its kept predictions as tar parts (8 files of 16 MiB come back)
+  mkdir -p "$2"
+  for f in results.json tables.md evaluation.png partial.json; do [ -f "$1/$f" ] && cp "$1/$f" "$2/"; done
+  if [ -d "$1/predictions" ]; then tar -C "$1" -cf - predictions | split -b 15M -d -a 1 - "$2/predictions.tar."; fi; return 0
+}
 lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 lim() { if [ -n "${QUEUED:-}" ]; then echo 1740; else echo "$1"; fi; }   # queued, a piece is not bound by one call's 10 minutes
 case $piece in
@@ -83,6 +90,16 @@ wait)         # up to ${2:-560} s: returns when a queued piece finishes, with it
        "started $(( $(date +%s) - $(stat -c %Y "$Q/items") )) s ago$([ -f "$Q/current" ] && echo "; running $(cat "$Q/current")")"
   while read -r n rc secs item; do echo "    $n: exit $rc after $secs s: $item"; done < <(cat "$Q/status" 2>/dev/null || true)
   find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
+salvage)      # before the machine's 30 minutes end: what the queue's running piece has finished so far, into $OUT
+  [ -f "$Q/current" ] && [ ! -f "$Q/finished" ] || { echo "salvage: no queued piece is running"; exit 2; }
+  read -r n item < "$Q/current"; n=${n%:}
+  [ -d "$Q/out/$n" ] && cp -r "$Q/out/$n/." "$OUT/"
+  case ${item##* } in
+    evaluate) work=$(ls -td "$KEEP"/evaluate/*/ 2>/dev/null | head -1)      # the evaluation under way: its finished runs
+              [ -n "$work" ] && evaluation_back "${work%/}" "$OUT/evaluate/$(basename "$work")" ;;
+    sweep) mkdir -p "$OUT/sweep"; find "$KEEP/sweep" -name '*.json' -newer "$Q/items" -exec cp {} "$OUT/sweep/" \; ;;
+  esac
+  echo "salvage of $n: $item"; find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
 esac
 [ -n "${QUEUED:-}" ] || source tools/device_env.sh || exit 1               # queued, the queue's environment is inherited
 mkdir -p "$OUT/$piece" "$KEEP/$piece"
@@ -145,17 +162,13 @@ evaluate)
   timeout "$(lim 580)" python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
       --seeds "${LABEL_SEEDS:-1}" ${KEEP_PREDICTIONS:+--keep-predictions "$KEEP_PREDICTIONS"} --quiet --out "$work"
-  mkdir -p "$OUT/evaluate/$name"
-  for f in results.json tables.md evaluation.png partial.json; do [ -f "$work/$f" ] && cp "$work/$f" "$OUT/evaluate/$name/"; done
-  if [ -d "$work/predictions" ]; then                # at most 8 files of 16 MiB come back: the kept predictions as parts of a tar
-    tar -C "$work" -cf - predictions | split -b 15M -d -a 1 - "$OUT/evaluate/$name/predictions.tar."
-  fi ;;
+  evaluation_back "$work" "$OUT/evaluate/$name" ;;
 active)
   timeout "$(lim 580)" python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
       --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \
       --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" --out "$OUT/active/active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}" ;;
 laplace)
   python3 bench/laplace_predict.py --inputs 150000 --out "$OUT/laplace/laplace_predict.json" ;;
-*) echo "unknown piece $piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active or laplace"; exit 2 ;;
+*) echo "unknown piece $piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace (or queue, wait, salvage)"; exit 2 ;;
 esac
 ls -la "$OUT/$piece"

@@ -155,7 +155,8 @@ case "$*" in
     else
       echo '{"records": []}' > "$out/partial.json"
     fi
-    if [ -n "$keep" ]; then mkdir -p "$out/predictions"; for i in 0 1 2 3; do head -c 12000000 /dev/urandom > "$out/predictions/ss-bnn_50_s$i.npz"; done; fi ;;
+    if [ -n "$keep" ]; then mkdir -p "$out/predictions"; for i in 0 1 2 3; do head -c 12000000 /dev/urandom > "$out/predictions/ss-bnn_50_s$i.npz"; done; fi
+    sleep "${STUB_EVAL_SLEEP:-0}" ;;
   *pretrain_cifar.py*)
     if [ -n "$outdir" ]; then mkdir -p "$outdir"; for p in "$@"; do [ "$p" = taup2 ] && echo '{}' > "$outdir/taup2.json"; done; fi ;;
   *pretrain_main*) sleep "${STUB_SLEEP:-0}"; mkdir -p "$out"; echo '{"finished": true}' > "$out/results.json"; echo '[]' > "$out/history.json" ;;
@@ -296,3 +297,19 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     points = text.split('POINTS:-')[1].split('}')[0].split()
     for name, setting in zip(points[::2], points[1::2]): bench["parse_point"](setting, bench["known_settings"]())
     assert len(points) == 8 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
+
+
+def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_path):
+    (tmp_path / "c10.npz").write_bytes(b"archive")
+    env = dict(STUB_EVAL_SLEEP="8", ARCHIVE=str(tmp_path / "c10.npz"))
+    r, out = _piece(tmp_path, "salvage")
+    assert r.returncode == 2 and "no queued piece is running" in r.stdout
+    r, out = _piece(tmp_path, "queue", "SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate", **env)
+    assert r.returncode == 0
+    import time; time.sleep(2)                                                # the evaluation has runs, and is still running
+    r, out = _piece(tmp_path, "salvage")
+    back = _comes_back(out)
+    assert back[0] == "evaluate/eval_cifar10_ss-bnn-ss-map_s0_m0/partial.json" and len(back) == 5, back    # and 4 tar parts
+    assert "salvage of 1: SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate" in r.stdout
+    r, out = _piece(tmp_path, "wait")                                         # the queue goes on: its piece ends as usual
+    assert "1 of 1 pieces done, 1 returned" in r.stdout and len(_comes_back(out)) == 5
