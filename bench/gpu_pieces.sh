@@ -107,7 +107,7 @@ case $piece in
 speed)
   python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
       --point after crops=clamped --point after-seed1 seed=1,crops=clamped
-  (cd .devdata/before && PYTHONPATH=$SITE:. python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" \
+  (cd .devdata/before && PYTHONPATH=${SITE:-/tmp/site}:. python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" \
       --out "$OUT/speed/before.json")
   python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \
       --noise "$OUT/speed/after-seed1.json" --out "$OUT/speed/compare.json" ;;
