@@ -268,8 +268,8 @@ def test_gpu_pieces_queue_outlives_its_call_and_each_wait_returns_one_piece(tmp_
     assert _comes_back(out) == ["laplace/laplace_predict.json"] and "3 of 3 pieces done, 3 returned" in r.stdout
     r, out = _piece(tmp_path, "wait")                                         # all returned: at once, nothing new
     assert _comes_back(out) == [] and "queue finished" not in r.stdout.split("--- queue")[0]
-    r, out = _piece(tmp_path, "queue", "laplace")                              # the finished queue gives way to a new one
-    assert r.returncode == 0
+    r, out = _piece(tmp_path, "queue", "laplace", **env)                       # the finished queue gives way to a new one
+    assert r.returncode == 0, r.stderr
     r, out = _piece(tmp_path, "wait"); assert _comes_back(out) == ["laplace/laplace_predict.json"]
 
 
