@@ -52,7 +52,7 @@ evaluation_back() {  # WORK DEST: an evaluation's records, and its kept predicti
   if [ -d "$1/predictions" ]; then tar -C "$1" -cf - predictions | split -b 15M -d -a 1 - "$2/predictions.tar."; fi; return 0
 }
 lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
-lim() { if [ -n "${QUEUED:-}" ]; then echo 1740; else echo "$1"; fi; }   # queued, a piece is not bound by one call's 10 minutes
+lim() { if [ -n "${QUEUED:-}" ]; then echo "${2:-1740}"; else echo "$1"; fi; }   # CALL [QUEUED]: queued, a piece is not bound by one call's 10 minutes
 case $piece in
 queue)        # the pieces named, one after another, in a process of their own that outlives this call (setsid)
   shift; [ $# -gt 0 ] || { echo "queue: name the pieces, e.g. queue 'SEED=0 chain' 'SEEDS=0 evaluate'"; exit 2; }
@@ -150,7 +150,7 @@ chain)
     *) echo "OBJECTIVE must be ss-bnn or simclr, not ${OBJECTIVE}"; exit 2 ;;
   esac
   python3 -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \
-      --seed "${SEED:-0}" "${objective[@]}" --max-minutes "${MAX_MINUTES:-$([ -n "${QUEUED:-}" ] && echo 27 || echo 8)}" --quiet --out "$RUNS/$tag"
+      --seed "${SEED:-0}" "${objective[@]}" --max-minutes "${MAX_MINUTES:-$(lim 8 27)}" --quiet --out "$RUNS/$tag"
   cp "$RUNS/$tag/results.json" "$OUT/chain/results_$tag.json"; cp "$RUNS/$tag/history.json" "$OUT/chain/history_$tag.json" ;;
 evaluate)
   read -r -a seeds <<< "${SEEDS-0}"
