@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install export readme docs clean
+.PHONY: demo test install lab export readme docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,13 @@ $(VENV)/.installed: settings.ini setup.py | $(BIN)/python
 	touch $@
 
 install: $(VENV)/.installed
+
+$(VENV)/.lab: $(VENV)/.installed
+	$(BIN)/python -m pip install -q -e ".[dev,notebooks]"
+	touch $@
+
+lab: $(VENV)/.lab   ## JupyterLab in .venv, opened on the tutorials
+	$(BIN)/jupyter lab nbs/tutorials
 
 demo: install   ## pretrain and compare on the embedded digits; writes ssbnn-runs/<time>/
 	$(BIN)/ssbnn
