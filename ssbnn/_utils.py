@@ -4,16 +4,16 @@
 
 # %% ../nbs/00_utils.ipynb #343a2162
 from __future__ import annotations
-import contextlib, dataclasses, functools, hashlib, inspect, math, numbers, os, pickle, platform, shutil, signal, zipfile
+import contextlib, dataclasses, difflib, functools, hashlib, inspect, math, numbers, os, pickle, platform, shutil, signal, zipfile
 from enum import Enum
 from pathlib import Path
 import torch
 
 # %% auto #0
-__all__ = ['REBUILDABLE', 'get_device', 'as_option', 'check_number', 'deferred_interrupt', 'one_interrupt', 'pid_alive',
-           'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint', 'load_checkpoint', 'file_sha256',
-           'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec', 'part_spec', 'spec_text',
-           'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state', 'environment']
+__all__ = ['REBUILDABLE', 'get_device', 'as_option', 'check_fields', 'check_number', 'deferred_interrupt', 'one_interrupt',
+           'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint', 'load_checkpoint',
+           'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec', 'part_spec',
+           'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state', 'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -34,6 +34,16 @@ def as_option(enum_cls, value, name:str):
     except ValueError:
         valid = ", ".join(repr(m.value) for m in enum_cls)
         raise ValueError(f"unknown {name} {value!r}; choose one of {valid}") from None
+
+# %% ../nbs/00_utils.ipynb #28712aff
+def check_fields(cls, names):
+    "Raise a TypeError for the first of `names` that is not a field of the dataclass `cls`, suggesting the closest one."
+    valid = [f.name for f in dataclasses.fields(cls) if f.init]
+    for name in names:
+        if name not in valid:
+            close = difflib.get_close_matches(name, valid, 1)
+            raise TypeError(f"{cls.__name__} has no setting {name!r}; {f'did you mean {close[0]!r}? ' if close else ''}"
+                            f"the settings are {', '.join(valid)}")
 
 # %% ../nbs/00_utils.ipynb #91c77a61
 def check_number(name:str, # the setting, as the user knows it (a field, or a command-line flag; '' for none)

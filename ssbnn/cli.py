@@ -122,6 +122,7 @@ def run(args) -> Path:
     setup = digits_setup(args.epochs, args.batch_size, args.device)
     try: cfg.label_counts(len(setup.data.y_train), setup.data.num_classes)
     except ValueError as e: raise ValueError(f"--budgets: {e}") from None
+    setup.pretrain.steps(len(setup.data.x_train))             # a task fits in the unlabelled images
     out = _out_dir(args.out, args.overwrite)
     ckpt = out/"pretrain.ckpt"
     print(f"ssbnn: writing to {out}" + (" (resuming pretraining)" if ckpt.exists() else ""), flush=True)
@@ -307,6 +308,9 @@ def pretrain_main(argv=None) -> int:
         device = str(env.device if env.distributed else get_device(a.device))
         if a.star_labels and a.ntxent_tau: raise ValueError("--star-labels (SS-BNN*) and --ntxent-tau (SimCLR) exclude each other; give one")
         changing = tuple(k.strip().replace("-", "_") for k in a.resume_changing.split(",") if k.strip())
+        if bad := [k for k in changing if k not in PretrainConfig.CHANGEABLE]:
+            raise ValueError(f"--resume-changing: {', '.join(k.replace('_', '-') for k in bad)} cannot change on resuming; choose from "
+                             f"{', '.join(k.replace('_', '-') for k in PretrainConfig.CHANGEABLE)}")
         cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile,
                                          lars_trust=a.lars_trust, seed=a.seed, device=device, sync_bn=a.sync_bn,
                                          max_minutes=a.max_minutes, checkpoint_minutes=a.checkpoint_minutes, resume_changing=changing)
@@ -382,6 +386,9 @@ def convert_main(argv=None) -> int:
     a = convert_parser().parse_args(argv)
     with one_line_errors("ssbnn-convert") as status:
         old = a.old/"model.pt" if a.old.is_dir() else a.old
+        folder = a.old if a.old.is_dir() else a.old.parent
+        if (folder/"config.json").is_file() and (old.suffix == ".safetensors" or not old.exists()):
+            raise ValueError(f"{folder} is a model folder of the current format already; load it with SSBNN.load({str(folder)!r})")
         if a.new.exists() and (not a.new.is_dir() or any(a.new.iterdir())): raise ValueError(f"{a.new} exists; give a new or empty folder")
         try: parts = _legacy_parts(load_checkpoint(old), a.like)
         except KeyError as e: raise ValueError(f"{old} is not a saved SS-BNN (it lacks {e})") from None

@@ -13,7 +13,7 @@ from torch import nn, Tensor
 from fastcore.basics import patch
 from safetensors import SafetensorError
 from safetensors.torch import save_file, load_file
-from ._utils import (get_device, load_checkpoint, seeded, atomic_folder, recover_folder, file_sha256,
+from ._utils import (get_device, check_fields, load_checkpoint, seeded, atomic_folder, recover_folder, file_sha256,
                           to_spec, from_spec, part_spec, split_tensors, join_tensors)
 from .data import check_images, check_labelled, labelled_subset, load_digits_splits, data_fingerprint
 from .augment import DigitsAugment
@@ -86,6 +86,7 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
               **overrides, # fields of `PretrainConfig` to change, e.g. `epochs=50`
              ):
     "Step I: learn the encoder (the prior) from unlabelled images on fresh contrastive tasks; returns self."
+    check_fields(PretrainConfig, overrides)
     config = replace(config or PretrainConfig(device=str(self.device), seed=self.seed), **overrides)
     x = check_images(x, "unlabelled images", keep_uint8=True)
     if labelled is not None and not isinstance(labelled, LabelledTask):

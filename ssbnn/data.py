@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_data.ipynb #558878d5
 from __future__ import annotations
-import hashlib
+import hashlib, warnings
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -33,7 +33,7 @@ def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
         hint = " (add a channel axis, e.g. x[:, None])" if x.ndim == 3 else ""
         raise ValueError(f"{name} must have shape (N, C, H, W), got {tuple(x.shape)}{hint}")
     if x.shape[1] not in (1, 3) and x.shape[-1] in (1, 3):
-        raise ValueError(f"{name} looks channels-last {tuple(x.shape)}; pass x.permute(0, 3, 1, 2)")
+        raise ValueError(f"{name}: shape {tuple(x.shape)} looks channels-last; pass x.permute(0, 3, 1, 2)")
     if 0 in x.shape[1:]: raise ValueError(f"{name} has an empty channel or pixel axis, shape {tuple(x.shape)}")
     if x.dtype == torch.uint8: return x if keep_uint8 else x.float() / 255
     if not x.is_floating_point():
@@ -75,7 +75,20 @@ def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
     xv, yv = check_images(val[0], "x_val"), check_labels(val[1], name="y_val")
     if num_classes is not None: check_number("num_classes", num_classes, low=2, integer=True)
     c = num_classes or int(max(y.max(), yv.max())) + 1
-    return x, check_labels(y, num_classes=c), xv, check_labels(yv, n=len(xv), num_classes=c, name="y_val"), c
+    y, yv = check_labels(y, num_classes=c), check_labels(yv, n=len(xv), num_classes=c, name="y_val")
+    seen, val_classes = set(y.tolist()), sorted(set(yv.tolist()))
+    if not seen.intersection(val_classes):
+        raise ValueError(f"the labels y ({_classes(seen)}) and y_val ({_classes(val_classes)}) share no class; number the "
+                         f"classes the same way in both")
+    if unseen := [k for k in val_classes if k not in seen]:
+        warnings.warn(f"y_val has class{'es' * (len(unseen) > 1)} {_classes(unseen)} that no training label has: the readout "
+                      f"cannot learn {'them' if len(unseen) > 1 else 'it'} (labelled_subset gives every class a label)", stacklevel=3)
+    return x, y, xv, yv, c
+
+def _classes(ks) -> str:
+    "Class numbers for a message: '3', '0, 1, 2' or '20-29' for a run."
+    ks = sorted(ks)
+    return f"{ks[0]}-{ks[-1]}" if len(ks) > 3 and ks[-1] - ks[0] == len(ks) - 1 else ", ".join(map(str, ks))
 
 # %% ../nbs/01_data.ipynb #243eacd1
 def data_fingerprint(x:Tensor, # images (N,C,H,W) as the model saw them (uint8 or float)
@@ -194,7 +207,7 @@ def load_cifar_splits(name:str="cifar10", # 'cifar10' or 'cifar100'
     if not download and not Path(root).is_dir():
         raise FileNotFoundError(f"no data folder {root}; pass download=True (--download on the command line; needs a network connection) or point root at the folder that holds {name}")
     try: tr, te = cls(root, train=True, download=download), cls(root, train=False, download=download)
-    except RuntimeError as e: raise FileNotFoundError(f"{name} not found under {root} ({e}); pass download=True or fix root") from None
+    except RuntimeError as e: raise FileNotFoundError(f"{name} not found under {root} ({e}); pass download=True (--download on the command line) or fix root") from None
     except OSError as e: raise ValueError(_no_download(name, root, e)) from None
     x_te, y_te = check_images(_chw(torch.from_numpy(te.data)), keep_uint8=True), torch.tensor(te.targets)
     ev, va = _stratified(np.arange(len(y_te)), y_te.numpy(), val, seed)
@@ -272,9 +285,9 @@ def load_svhn(root="data", download:bool=False, n:int|None=None) -> Tensor:
     "SVHN's test images as uint8 `(N,3,32,32)` via torchvision: the paper's OOD set for CIFAR-10."
     from torchvision import datasets
     if not download and not Path(root).is_dir():
-        raise FileNotFoundError(f"no data folder {root}; pass download=True (needs a network connection) or point root at it")
+        raise FileNotFoundError(f"no data folder {root}; pass download=True (--download on the command line; needs a network connection) or point root at it")
     try: ds = datasets.SVHN(root, split="test", download=download)
-    except RuntimeError as e: raise FileNotFoundError(f"SVHN not found under {root} ({e}); pass download=True") from None
+    except RuntimeError as e: raise FileNotFoundError(f"SVHN not found under {root} ({e}); pass download=True (--download on the command line) or fix root") from None
     except OSError as e: raise ValueError(_no_download("SVHN", root, e)) from None
     x = torch.from_numpy(ds.data)
     return x[:n] if n else x

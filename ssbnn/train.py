@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 from torch import nn, Tensor
 from tqdm.auto import tqdm
-from ._utils import (get_device, as_option, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
+from ._utils import (get_device, as_option, check_fields, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
                           rng_state, set_rng_state, part_spec, spec_text)
 from .data import check_images, check_labels, as_float
 from .augment import compiled_augment
@@ -81,12 +81,14 @@ class PretrainConfig:
         if bad: raise ValueError(f"resume_changing: {', '.join(map(repr, bad))} cannot change on resuming; choose from {', '.join(self.CHANGEABLE)}")
 
     def steps(self, n:int) -> int:
-        "Number of gradient steps for an unlabelled set of `n` images."
+        "Number of gradient steps for an unlabelled set of `n` images (a task needs `batch_size` of them)."
+        if self.batch_size > n: raise ValueError(f"batch_size {self.batch_size} is larger than the {n} unlabelled images; use at most {n}")
         return max(1, math.ceil(self.epochs * n / self.batch_size))
 
     @classmethod
     def for_cifar10(cls, epochs:float=1000., **kw):
         "The paper's CIFAR optimisation (appendix B.1.2): LARS, batch 1000, warm-up 1e-3 to 0.6, cosine, wd 1e-6; trust 0.02 with clipping (swept; the model: `cifar_ssbnn`)."
+        check_fields(cls, kw)
         return cls(**{**dict(epochs=epochs, batch_size=1000, optimizer="lars", lr=0.6, var_lr=1e-3, weight_decay=1e-6, lars_trust=0.02, lars_clip=True,
                              warmup=min(0.1, 10 / epochs), warmup_start=1e-3 / 0.6, compile=True, checkpoint_every=500,
                              log_every=50, monitor_every=max(1., epochs / 20)), **kw})
@@ -338,15 +340,13 @@ def _setup(encoder, head, elbo, x, config:PretrainConfig, device, labelled=None)
     "Checked images and the modules on `device` in training mode, with the optimiser and schedule: (x, mods, opt, sched, total)."
     x = check_images(x, "unlabelled images", keep_uint8=True)
     check_channels(x, encoder, "unlabelled images")
-    if config.batch_size > len(x):
-        raise ValueError(f"batch_size {config.batch_size} is larger than the {len(x)} unlabelled images; use at most {len(x)}")
+    total = config.steps(len(x))
     x = x.to(device)
     mods = [encoder, head, elbo] + ([labelled.layer] if labelled else [])
     for mod in mods: mod.to(device).train()
     if labelled is not None: labelled.x, labelled.y = labelled.x.to(device), labelled.y.to(device)
     encoder.to(memory_format=torch.channels_last)                              # 20 % faster on two CPU cores too
     opt = make_optimizer(encoder, head, elbo, config, labelled.layer if labelled else None)
-    total = config.steps(len(x))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, warmup_cosine(total, round(config.warmup * total), config.warmup_start))
     return x, mods, opt, sched, total
 

@@ -65,6 +65,7 @@ def test_resumes_from_a_checkpoint(tmp_path):
     (["--budgets", "5"], "--budgets: budget 5 is smaller than the 10 classes"),
     (["--seeds", "0"], "argument --seeds: must be a whole number ≥ 1"),
     (["--batch-size", "5000"], "larger than the 1257 unlabelled images"),
+    (["--budgets", "all,all"], "ask for 1257 labels more than once"),
     (["--device", "gpu"], "unknown device"),
     (["--frobnicate"], "unrecognized arguments"),
 ])
@@ -73,7 +74,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, expect):
     code, _, err = call(ssbnn_main, *args, "--out", tmp_path / "o", "--quiet")
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and expect in lines[0] and "Traceback" not in err, (code, err)
-    assert not (tmp_path / "o" / "pretrain.ckpt").exists()                    # refused before any pretraining
+    assert not (tmp_path / "o").exists()                                      # refused before its folder is made
 
 
 def test_evaluate_help_and_bad_input(tmp_path):
@@ -206,7 +207,7 @@ def test_pretrain_flags_are_checked(tmp_path):
     a = _archive(tmp_path / "a.npz")
     one_line_2(call(pretrain_main, "--archive", a, "--limit", "-5", "--out", tmp_path / "o"), "argument --limit: must be a whole number ≥ 0")
     one_line_2(call(pretrain_main, "--archive", a, "--epochs", "nan", "--out", tmp_path / "o"), "argument --epochs")
-    one_line_2(call(pretrain_main, "--archive", a, "--resume-changing", "seed", "--out", tmp_path / "o", "--device", "cpu"), "'seed' cannot change")
+    one_line_2(call(pretrain_main, "--archive", a, "--resume-changing", "seed", "--out", tmp_path / "o", "--device", "cpu"), "--resume-changing: seed cannot change on resuming; choose from epochs, lr, var-lr")
 
 
 def test_offline_download(tmp_path, monkeypatch):

@@ -48,7 +48,7 @@ class Setup:
 
 def digits_setup(epochs:float=PretrainConfig.epochs, # pretraining epochs over the 1,257 unlabelled digits
                  batch_size:int=PretrainConfig.batch_size, # images per contrastive task, M
-                 device="auto", # 'auto' (CUDA if available), 'cpu', 'cuda' or 'cuda:N'
+                 device="auto", # 'auto' (CUDA if available), 'cpu', 'cuda', 'cuda:N' or 'mps'
                 ) -> Setup:
     "The embedded digits with the `ssbnn` command's settings; OOD: grey patches of photographs."
     device = str(get_device(device))
@@ -148,6 +148,7 @@ class EvalConfig:
             if getattr(self, name) is not None: check_number(name, getattr(self, name), **self.LIMITS["seeds"])
         if not self.budgets: raise ValueError("budgets is empty; give at least one, e.g. (10, 50, 'all')")
         self.methods = tuple(as_option(Method, m, "method").value for m in self.methods)
+        if not self.methods: raise ValueError(f"methods is empty; give at least one of {', '.join(m.value for m in Method)}")
         self.keep_predictions = tuple(as_option(Method, m, "method").value for m in self.keep_predictions)
         extra = [m for m in self.keep_predictions if m not in self.methods]
         if extra: raise ValueError(f"the predictions to keep name {', '.join(extra)}, which this evaluation does not run; add {', '.join(extra)} to the methods")
@@ -159,6 +160,8 @@ class EvalConfig:
                     ) -> list[int]:
         "The budgets as numbers of labels out of `n` training images, checked before any work is done."
         counts = [parse_budget(b, n) for b in self.budgets]
+        if twice := sorted({c for c in counts if counts.count(c) > 1}):
+            raise ValueError(f"the budgets {', '.join(map(str, self.budgets))} ask for {', '.join(map(str, twice))} labels more than once; give each budget once")
         for c in counts:
             if c > n: raise ValueError(f"budget {c} is larger than the {n} training images; use at most {n} or 'all'")
             if c < num_classes: raise ValueError(f"budget {c} is smaller than the {num_classes} classes; give each class a label (at least {num_classes})")
