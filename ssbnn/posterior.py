@@ -19,7 +19,7 @@ from .metrics import nll
 
 # %% auto #0
 __all__ = ['ProbeConfig', 'linear_probe', 'fit_readout', 'tune_readout', 'HessianStructure', 'make_laplace', 'fit_laplace',
-           'stable_scale', 'laplace_predict', 'PriorSearch', 'PriorGrid', 'probit_nll', 'PriorEdgeWarning',
+           'stable_scale', 'laplace_predict', 'PriorSearch', 'PriorGrid', 'probit_nll', 'ggn_eigh', 'PriorEdgeWarning',
            'search_prior_precision', 'marglik_readout', 'Readout', 'map_readout', 'LaplacePosterior', 'MAPPosterior',
            'posterior_from_state']
 
@@ -153,16 +153,18 @@ def stable_scale(la):
         la._posterior_scale = (v * (e.clamp_min(0) + lam[0]).rsqrt()).to(la.H.dtype)   # S with S S^T = (H + lambda I)^-1
     return la
 
+def _class_index(head:nn.Linear) -> Tensor:
+    "laplace-torch's parameter index of each class's weights and bias `(C, D)`: weights row by row, then the biases."
+    c, d = head.weight.shape
+    idx = torch.arange(c * d, device=head.weight.device).reshape(c, d)
+    return idx if head.bias is None else torch.cat([idx, c * d + torch.arange(c, device=idx.device)[:, None]], 1)
+
 def _class_covariances(la) -> Tensor:
     "Each class's block of a full-Hessian readout's posterior covariance, over its weights and bias `(C, d+1, d+1)`; kept while the scale is."
     scale = stable_scale(la).posterior_scale                                 # S, Sigma = S S^T; laplace-torch drops it when lambda changes
     kept = getattr(la, "_class_covariances", None)
     if kept is not None and kept[0] is scale: return kept[1]
-    head = la.model.last_layer
-    c, d = head.weight.shape
-    idx = torch.arange(c * d, device=scale.device).reshape(c, d)             # laplace-torch's order: weights row by row, then biases
-    if head.bias is not None: idx = torch.cat([idx, c * d + torch.arange(c, device=idx.device)[:, None]], 1)
-    s = scale[idx]                                                           # (C, d+1, P): each class's rows of S
+    s = scale[_class_index(la.model.last_layer).to(scale.device)]            # (C, d+1, P): each class's rows of S
     la._class_covariances = (scale, s @ s.transpose(1, 2))
     return la._class_covariances[1]
 
@@ -226,20 +228,37 @@ def probit_nll(la, # a fitted laplace-torch approximation
     return torch.tensor(out, dtype=torch.float64)
 
 @torch.no_grad()
+def ggn_eigh(la) -> tuple[Tensor, Tensor]:
+    "H = V diag(e) V^T (float64) on a subspace that holds the range of a full last-layer GGN: `(e (K,), V (P,K))`, K ≤ P."
+    H, idx = la.H.double(), _class_index(la.model.last_layer)
+    (c, D), n = idx.shape, int(la.n_data)
+    if n >= D // 2: return torch.linalg.eigh(H)                               # as many training points as features: all of H
+    Hc = H[idx.reshape(-1)][:, idx.reshape(-1)].reshape(c, D, c, D)          # class-major blocks
+    q = torch.linalg.eigh(Hc.diagonal(dim1=0, dim2=2).sum(-1)).eigenvectors[:, -n:]   # (D,n): spans the n training features
+    e, u = torch.linalg.eigh(torch.einsum("adbe,dr,es->arbs", Hc, q, q).reshape(c * n, c * n))
+    v = torch.zeros(len(H), len(e), dtype=H.dtype, device=H.device)
+    v[idx.reshape(-1)] = torch.einsum("dr,arp->adp", q, u.reshape(c, n, -1)).reshape(c * D, -1)
+    return e, v
+
+@torch.no_grad()
 def _probit_nll_full(la, features:Tensor, y:Tensor, grid:Tensor, chunk:int=2**22,
-                     eig=None, # `torch.linalg.eigh(la.H.double())`, if already computed
+                     eig=None, # `ggn_eigh(la)`, if already computed
                     ) -> Tensor:
     "`probit_nll` for a full-Hessian readout in closed form: one eigendecomposition serves every candidate."
     head = la.model.last_layer
     c, d = head.weight.shape
-    e, v = eig if eig is not None else torch.linalg.eigh(la.H.double())      # H = V diag(e) V^T, weights then biases
+    e, v = eig if eig is not None else ggn_eigh(la)                           # H = V diag(e) V^T on a subspace that holds its range
     v_w, v_b, grid = v[:c * d].reshape(c, d, -1), v[c * d:], grid.to(v.device)
-    inv = 1 / (e.clamp_min(0)[:, None] + grid[None])                          # (P,G)
+    inv = 1 / (e.clamp_min(0)[:, None] + grid[None])                          # (K,G)
     y, total = y.to(features.device).long(), torch.zeros(len(grid), dtype=torch.float64, device=v.device)
     step = max(1, chunk // (c * v.shape[1]))
     for i in range(0, len(features), step):
         f = features[i:i + step].double()
-        var = (torch.einsum("md,cdp->mcp", f, v_w) + v_b[None]).square() @ inv  # (M,C,G): diag of J Sigma J^T
+        proj = torch.einsum("md,cdp->mcp", f, v_w) + (v_b[None] if head.bias is not None else 0)   # (M,C,K): J's rows on V
+        var = proj.square() @ inv                                             # (M,C,G): diag of J Sigma J^T ...
+        if v.shape[1] < len(v):                                               # ... plus what lies outside V, where H is 0
+            rest = f.square().sum(1, keepdim=True) + (head.bias is not None) - proj.square().sum(-1)
+            var = var + rest.clamp_min(0)[..., None] / grid
         mu = head(features[i:i + step]).double()[..., None]
         logp = torch.log_softmax(mu / torch.sqrt(1 + math.pi / 8 * var), 1)
         total += -logp.gather(1, y[i:i + step, None, None].expand(-1, 1, len(grid))).squeeze(1).sum(0)
@@ -267,7 +286,7 @@ def search_prior_precision(la, # a fitted laplace-torch last-layer approximation
     val_y = check_labels(val_y, n=len(val_features), num_classes=la.n_outputs)
     full = _is_full(la)                                                       # a dense (P,P) GGN: the closed form applies
     if full and not exhaustive:                                               # one eigendecomposition for every extension
-        eig = torch.linalg.eigh(la.H.double())
+        eig = ggn_eigh(la)
         score = lambda *a: _probit_nll_full(*a, eig=eig)
     else: score = probit_nll
     lo, hi = grid.low, grid.high
