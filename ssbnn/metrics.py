@@ -18,7 +18,7 @@ def _check_probs(probs:Tensor, y:Tensor|None=None):
     if probs.ndim != 2: raise ValueError(f"probabilities must have shape (N, C), got {tuple(probs.shape)}")
     if y is not None: check_labels(y, n=len(probs), num_classes=probs.shape[1])
     if probs.numel():                                        # logits are the usual mistake: they give an ECE above 1
-        p, tol = probs.detach().double(), max(1e-3, 16 * torch.finfo(probs.dtype).eps) if probs.is_floating_point() else 0
+        p, tol = probs.detach().double(), max(1e-2, 16 * torch.finfo(probs.dtype).eps) if probs.is_floating_point() else 0
         lo, hi, off = p.min().item(), p.max().item(), (p.sum(1) - 1).abs().max().item()
         if lo < 0 or hi > 1 + tol or off > tol:
             raise ValueError(f"probabilities must lie in [0, 1] and sum to 1 over the classes, but they range over "
