@@ -32,9 +32,10 @@ setuptools.setup(
         'Natural Language :: ' + cfg['language'].title(),
     ] + ['Programming Language :: Python :: ' + o for o in py_versions[py_versions.index(min_python):]],
     url=cfg['git_url'],
-    packages=setuptools.find_packages(include=[cfg['lib_path'], cfg['lib_path'] + '.*']),
+    # namespace packages: ssbnn/assets (data, no __init__.py) is a package of its own, which setuptools warns about otherwise
+    packages=setuptools.find_namespace_packages(include=[cfg['lib_path'], cfg['lib_path'] + '.*'], exclude=['*.__pycache__']),
     include_package_data=True,
-    package_data={cfg['lib_path']: ['assets/*']},
+    package_data={cfg['lib_path'] + '.assets': ['*']},
     install_requires=requirements,
     extras_require={'dev': dev_requirements, 'notebooks': notebook_requirements, **extras},
     dependency_links=cfg.get('dep_links', '').split(),

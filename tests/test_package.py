@@ -81,3 +81,19 @@ def test_a_saved_folder_predicts_the_same_in_a_fresh_process(tmp_path, device):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert float(r.stdout.strip().splitlines()[-1]) <= 1e-6
+
+
+def test_the_wheel_ships_every_module_and_the_assets(tmp_path):
+    "A wheel built from this tree holds exactly ssbnn/'s files (frost.npz and the paper's tables included), built without setuptools' warnings."
+    import zipfile
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "ssbnn", src / "ssbnn", ignore=shutil.ignore_patterns("__pycache__"))
+    for f in ("setup.py", "settings.ini", "README.md", "pyproject.toml"): shutil.copy(ROOT / f, src / f)
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist"), str(src)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "is absent from the `packages`" not in r.stdout + r.stderr       # ssbnn/assets is a package of its own
+    [wheel] = (tmp_path / "dist").glob("ssbnn-*.whl")
+    shipped = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("ssbnn/")}
+    tree = {p.relative_to(src).as_posix() for p in (src / "ssbnn").rglob("*") if p.is_file()}
+    assert shipped == tree and {"ssbnn/assets/frost.npz", "ssbnn/assets/paper_tables.json"} <= shipped
