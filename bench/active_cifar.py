@@ -15,7 +15,7 @@ active.png into `--out`. A run too long for one job runs in parts (`--first-seed
 """
 import argparse, sys, time
 from pathlib import Path
-from common import fail
+from common import fail, device_tag
 
 PROG = "active_cifar"
 METHODS = ("ss-bnn-bald", "simclr-entropy", "ensemble-bald", "ss-bnn-random")
@@ -55,10 +55,9 @@ def main(argv=None):
     bad = [m for m in methods if m not in METHODS]
     if bad: fail(PROG, f"unknown method(s) {', '.join(bad)}; choose from {', '.join(METHODS)}")
 
-    import torch
     from common import cifar_splits
     from ssbnn.train import PretrainConfig
-    from ssbnn._utils import get_device
+    from ssbnn._utils import get_device, environment
     from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.elbo import NTXent
     from ssbnn.models import CIFARResNet18
@@ -109,9 +108,8 @@ def main(argv=None):
         result["records"] += ens["records"]; result["acquired"].update(ens["acquired"])
         result["meta"] = {**ens["meta"], **result["meta"], "ensemble": {"config": ens["meta"]["config"], "members": a.members,
                                                                           "seconds": ens["meta"]["total_seconds"]}}
-    result["meta"].update(pretraining=pre, read_seconds=decode_s, gpu=torch.cuda.get_device_name(device) if device.type == "cuda" else None,
-                          command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
-    tag = result["meta"]["gpu"].split()[1] if result["meta"]["gpu"] and " " in result["meta"]["gpu"] else device.type
+    result["meta"].update(pretraining=pre, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
+    tag = device_tag(environment(device)["device"])
     out = a.out or Path(__file__).parent / "results" / f"active_cifar10_{tag}_{a.epochs:g}ep"
     report(result, out)
 

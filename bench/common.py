@@ -8,6 +8,12 @@ def fail(prog:str, message:str):
     raise SystemExit(2)
 
 
+def device_tag(device:str) -> str:
+    "A record file's device from `ssbnn._utils.environment`'s name: a GPU's model ('H100' of 'NVIDIA H100 80GB HBM3'), else 'cpu' or 'mps'."
+    words = device.split() or ["cpu"]
+    return words[0] if words[0] in ("cpu", "mps") or len(words) == 1 else words[1]
+
+
 def cifar_splits(a, prog:str):
     "(splits, seconds to read them) for a script's --archive, --torchvision-root, --val, --eval and --limit arguments."
     from ssbnn.data import load_cifar_splits, archive_splits

@@ -68,7 +68,8 @@ def best_point(folders) -> tuple[str, dict]:
 
 def record_name(res:dict, known:dict, tau_p) -> str:
     "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults>].json"
-    gpu = res["device"].split()[1] if " " in res["device"] else "cpu"
+    from common import device_tag
+    gpu = device_tag(res["device"])
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", ("clip" if res["lars_clip"] else "noclip") if res["lars_clip"] != known["lars_clip"] else "",
             f"taup{tau_p:g}" if tau_p else "", "" if res.get("learn_tau", True) else f"fixedtau{res['tau_init']:g}", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
             "clampedcrops" if res.get("crops") == "clamped" else "", f"mean{res['mean']}" if res.get("mean") not in (None, "mean") else ""]

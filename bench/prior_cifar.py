@@ -42,7 +42,8 @@ def main(argv=None):
     from ssbnn.cli import load_model, archive_data, check_unseen
     from ssbnn.augment import SimCLRAugment
     from ssbnn.train import PretrainConfig
-    from ssbnn._utils import get_device, atomic_write
+    from ssbnn._utils import get_device, atomic_write, environment
+    from common import device_tag
     from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network, prior_score_ci, plot_kde
     from ssbnn.models import ResNet20FRN
 
@@ -77,7 +78,7 @@ def main(argv=None):
            "bnn_network": f"ResNet20FRN(activation={bnn.activation.value!r}): Izmailov et al.'s resnet20_frn_swish",
            "seconds_rho_ss_per_group": t_ss, "seconds_rho_bnn_per_group": t_bnn,
            "paper": {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]},
-           "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu", "torch": torch.__version__,
+           **environment(device),
            "model": str(a.model) if a.model else f"{a.encoder} pretrained here for {a.epochs:g} epochs of tasks of {a.batch_size}",
            "command": "python bench/prior_cifar.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     for name, r in rho.items():
@@ -86,7 +87,7 @@ def main(argv=None):
         print(f"{name:>18}: alpha {s:.3f} ({lo:.3f}-{hi:.3f}); paper {res['paper'][name][0]} ± {res['paper'][name][1]}")
     print(f"rho, self-supervised prior: {t_ss:.2f} s per {a.pairs} pairs x {a.ss_samples} samples")
 
-    out = a.out or Path(__file__).parent / "results" / f"prior_cifar10_{res['device'].split()[1] if ' ' in res['device'] else 'cpu'}.json"
+    out = a.out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(res['device'])}.json"
     atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
     fig, axs = plt.subplots(1, 3, figsize=(14, 3.4))
     for ax, (name, r) in zip(axs, rho.items()): plot_kde(r, ax, f"{name} (alpha {res[name]['alpha']:.2f})")

@@ -42,7 +42,8 @@ def main(argv=None):
     import torch
     from ssbnn.prior import rho_linear, rho_network
     from ssbnn.models import ResNet20FRN
-    from ssbnn._utils import get_device, atomic_write
+    from ssbnn._utils import get_device, atomic_write, environment
+    from common import device_tag
     dev = get_device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     fa, fb = torch.randn(a.pairs, 512, device=dev), torch.randn(a.pairs, 512, device=dev)
@@ -70,10 +71,10 @@ def main(argv=None):
            "fastest": fastest, "seconds_rho_bnn_8192_extrapolated": seconds[fastest] * 8192 / a.bnn_samples,
            "goal_seconds_8192": 60, "passed": seconds[fastest] * 8192 / a.bnn_samples <= 60,
            "max_rho_change_other_seed": (bnn(variants[0], seed=1) - ref).abs().max().item(),   # Monte Carlo error, for scale
-           "device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu", "torch": torch.__version__,
+           **environment(dev),
            "command": "python bench/rho_speed.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     print(json.dumps(res, indent=1))
-    out = a.out or Path(__file__).parent / "results" / f"rho_speed_{res['device'].split()[1] if ' ' in res['device'] else 'cpu'}.json"
+    out = a.out or Path(__file__).parent / "results" / f"rho_speed_{device_tag(res['device'])}.json"
     atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
 
 

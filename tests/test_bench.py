@@ -61,6 +61,14 @@ def test_sweep_point_settings_keep_their_types_and_refuse_bad_values():
         else: raise AssertionError(f"{bad} was accepted")
 
 
+def test_record_files_name_the_gpu_model_or_the_cpu():
+    from common import device_tag
+    from ssbnn._utils import environment
+    names = ("NVIDIA H100 80GB HBM3", "NVIDIA H200", "cpu", "cpu (x86_64)", "mps", "")
+    assert [device_tag(n) for n in names] == ["H100", "H200", "cpu", "cpu", "mps", "cpu"]
+    assert device_tag(environment("cpu")["device"]) == "cpu"           # what a CPU run's record says gives a *_cpu file
+
+
 def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_path):
     import runpy
     bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))

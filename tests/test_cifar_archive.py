@@ -32,7 +32,7 @@ def test_benchmark_script_runs_on_cpu(tmp_path):
     assert res["profile"]["steps"] == 1 and res["profile"]["top"][0]["ms_per_step"] > 0
     for k in ("views_per_second", "seconds_per_epoch", "knn_accuracy", "device", "torch", "history", "augment", "command"):
         assert k in res, k
-    assert res["views_per_second"] > 0 and 0 <= res["knn_accuracy"] <= 1
+    assert res["views_per_second"] > 0 and 0 <= res["knn_accuracy"] <= 1 and res["device"].split()[0] == "cpu"
 
 
 @needs_archive

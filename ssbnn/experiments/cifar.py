@@ -4,13 +4,12 @@
 
 # %% ../../nbs/experiments/02_cifar.ipynb #81ae622b
 from __future__ import annotations
-import time, platform
+import time
 from enum import Enum
 from dataclasses import replace
 import torch
 from torch import Tensor
-import ssbnn
-from .._utils import get_device, seeded, as_option
+from .._utils import get_device, seeded, as_option, environment
 from ..data import ImageSplits, labelled_subset
 from ..augment import SimCLRAugment
 from ..models import CIFARResNet18, ResNet20FRN, ProjectionHead
@@ -133,8 +132,7 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
            "views_per_second": vps, "seconds_per_epoch": 100_000 / vps, "wall_seconds": wall,
            "peak_gpu_gb": torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None,
            "knn_accuracy": model.history_[-1]["knn_accuracy"], "final_tau": model.history_[-1]["tau"],
-           "final_sigma": model.history_[-1]["sigma"], "final_align": model.history_[-1]["align"], "device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor(),
-           "torch": torch.__version__, "ssbnn": ssbnn.__version__}
+           "final_sigma": model.history_[-1]["sigma"], "final_align": model.history_[-1]["align"], **environment(device)}
     out["laplace"] = _laplace_records(model, data, budgets, label_seeds)
     out["history"] = model.history_
     out["model"] = model
