@@ -23,8 +23,8 @@ def test_archive_decodes_to_cifar10():
 @needs_archive
 def test_benchmark_script_runs_on_cpu(tmp_path):
     out = tmp_path / "bench.json"
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "1000",
-                        "--eval", "200", "--val", "100", "--epochs", "0.25", "--batch-size", "100", "--budgets", "",
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "400",
+                        "--eval", "80", "--val", "40", "--epochs", "0.1", "--batch-size", "32", "--budgets", "",
                         "--no-compile", "--device", "cpu", "--profile-steps", "2", "--profile-skip", "1", "--out", str(out)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -37,8 +37,8 @@ def test_benchmark_script_runs_on_cpu(tmp_path):
 
 @needs_archive
 def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
-    cmd = [sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "500", "--eval", "100",
-           "--val", "100", "--epochs", "0.34", "--batch-size", "100", "--budgets", "", "--no-compile", "--device", "cpu",
+    cmd = [sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "400", "--eval", "80",
+           "--val", "40", "--epochs", "0.1", "--batch-size", "32", "--budgets", "", "--no-compile", "--device", "cpu",
            "--profile-steps", "0", "--out-dir", str(tmp_path), "--point", "eta1e-3", "lars_trust=0.001,lars_clip=0",
            "--point", "wide", "head_width=64,tau_p=1,mean=view_a"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -55,7 +55,7 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
     best = subprocess.run(cmd[:cmd.index("--out-dir")] + ["--out-dir", str(tmp_path / "long"), "--best-of", str(tmp_path)],
                           capture_output=True, text=True, timeout=600)                        # the long piece's RECIPE=best
     top = max((old, wide), key=lambda r: r["knn_accuracy"])
-    again = json.loads((tmp_path / "long" / f"{top['point']}-0.34ep.json").read_text())
+    again = json.loads((tmp_path / "long" / f"{top['point']}-0.1ep.json").read_text())
     assert best.returncode == 0 and again["settings"] == top["settings"] and again["mean"] == top["mean"]
     bad = subprocess.run(cmd[:-1] + ["lars_trust"], capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "point wide: point setting 'lars_trust' is not KEY=VALUE" in bad.stderr.splitlines()[-1]
@@ -79,8 +79,8 @@ def test_prior_script_runs_on_cpu(tmp_path):
 @needs_archive
 def test_ddp_overhead_runs_both_paths_and_says_what_ran(tmp_path):
     out = tmp_path / "ddp.json"
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "ddp_overhead.py"), "--archive", str(ARCHIVE), "--limit", "800",
-                        "--eval", "100", "--val", "100", "--epochs", "0.25", "--batch-size", "100", "--repeats", "1",
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "ddp_overhead.py"), "--archive", str(ARCHIVE), "--limit", "400",
+                        "--eval", "80", "--val", "40", "--epochs", "0.1", "--batch-size", "32", "--repeats", "1",
                         "--no-compile", "--device", "cpu", "--out", str(out)], capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads(out.read_text())
@@ -94,8 +94,8 @@ def test_active_learning_runs_on_models_from_ssbnn_pretrain(tmp_path):
     "The active-learning row's plumbing: SS-BNN and SimCLR pretrained by ssbnn-pretrain (as the chain does), then active_cifar on them."
     split = ["--archive", str(ARCHIVE), "--limit", "500", "--eval", "50"]
     for name, extra in (("ss", []), ("sc", ["--ntxent-tau", "0.45"])):
-        r = subprocess.run([sys.executable, "-c", "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())", *split, "--epochs", "0.5",
-                            "--batch-size", "64", "--no-compile", "--device", "cpu", "--quiet", "--out", str(tmp_path / name), *extra],
+        r = subprocess.run([sys.executable, "-c", "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())", *split, "--epochs", "0.1",
+                            "--batch-size", "32", "--no-compile", "--device", "cpu", "--quiet", "--out", str(tmp_path / name), *extra],
                            capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr[-3000:]
     active = [sys.executable, str(ROOT / "bench" / "active_cifar.py"), *split, "--val", "1000", "--initial", "10", "--val-labels", "10",
