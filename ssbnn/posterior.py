@@ -149,8 +149,11 @@ def stable_scale(la):
     except torch.linalg.LinAlgError:                          # lambda tiny against H, whose float32 rounding is slightly indefinite
         lam = la.prior_precision_diag.double()
         if not bool((lam == lam[0]).all()): raise
-        e, v = torch.linalg.eigh(la._H_factor * la.H.double())           # float64; H's eigenvalues clamped at 0, as the search does
-        la._posterior_scale = (v * (e.clamp_min(0) + lam[0]).rsqrt()).to(la.H.dtype)   # S with S S^T = (H + lambda I)^-1
+        e, v = ggn_eigh(la)                                   # float64, as the search decomposes H: the predictive it scored
+        e, lam = la._H_factor * e.clamp_min(0), lam[0]        # H's eigenvalues clamped at 0, as the search does
+        if v.shape[1] == len(v): s = v * (e + lam).rsqrt()    # S with S S^T = (H + lambda I)^-1
+        else: s = (v * ((e + lam).rsqrt() - lam.rsqrt())) @ v.T + lam.rsqrt() * torch.eye(len(v), dtype=v.dtype, device=v.device)   # outside V, H is 0
+        la._posterior_scale = s.to(la.H.dtype)
     return la
 
 def _class_index(head:nn.Linear) -> Tensor:
