@@ -57,7 +57,7 @@ def main(argv=None):
 
     from common import cifar_splits
     from ssbnn.train import PretrainConfig
-    from ssbnn._utils import get_device, environment
+    from ssbnn._utils import get_device
     from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.elbo import NTXent
     from ssbnn.models import CIFARResNet18
@@ -109,7 +109,7 @@ def main(argv=None):
         result["meta"] = {**ens["meta"], **result["meta"], "ensemble": {"config": ens["meta"]["config"], "members": a.members,
                                                                           "seconds": ens["meta"]["total_seconds"]}}
     result["meta"].update(pretraining=pre, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
-    tag = device_tag(environment(device)["device"])
+    tag = device_tag(result["meta"]["device"])                  # as active_learning recorded it (`environment`)
     out = a.out or Path(__file__).parent / "results" / f"active_cifar10_{tag}_{a.epochs:g}ep"
     report(result, out)
 

@@ -301,8 +301,8 @@ def set_rng_state(state:dict):
 # %% ../nbs/00_utils.ipynb #b0cecf9a
 def environment(device) -> dict:
     "Versions and device of this run, for the results record: a GPU by its model, else the device type (and the processor's name)."
-    dev = torch.device(device)
-    name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else dev.type + (f" ({platform.processor()})" if platform.processor() else "")
+    dev, cpu = torch.device(device), platform.processor()
+    name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else dev.type + (f" ({cpu})" if cpu else "")
     from ssbnn import __version__
     return {"device": name, "torch": torch.__version__, "ssbnn": __version__, "python": platform.python_version(),
             "threads": torch.get_num_threads()}
