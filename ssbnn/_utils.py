@@ -30,6 +30,7 @@ def get_device(device="auto") -> torch.device:
 # %% ../nbs/00_utils.ipynb #79d74ebc
 def as_option(enum_cls, value, name:str):
     "`value` as a member of the str Enum `enum_cls`, or a ValueError that lists the valid values."
+    if isinstance(value, enum_cls): return value            # a member already: no Enum call (a graph break for torch<2.7)
     try: return enum_cls(value)
     except ValueError:
         valid = ", ".join(repr(m.value) for m in enum_cls)
