@@ -1,9 +1,9 @@
 """The docs site, built offline with `make docs` and checked as a reader would see it: every page in headless Chromium.
 
-Skipped where Chromium is not installed (`.ci/run` installs Debian's `chromium`). Screenshots of the home page and a
+Skipped where Chromium or smalldocs (Python >= 3.11) is not installed (`.ci/run` installs Debian's `chromium`). Screenshots of the home page and a
 module page are saved to tests/artifacts/.
 """
-import json, re, shutil, subprocess, sys
+import importlib.util, json, re, shutil, subprocess, sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit, unquote
@@ -13,6 +13,8 @@ from conftest import ROOT
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = ROOT / "tests" / "artifacts"
 pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)"),
+              pytest.mark.skipif(importlib.util.find_spec("smalldocs") is None,
+                                 reason="smalldocs renders the site and needs Python >= 3.11 (pip install smalldocs)"),
               pytest.mark.xdist_group("docs")]               # one worker builds the site once
 
 

@@ -97,3 +97,18 @@ def test_the_wheel_ships_every_module_and_the_assets(tmp_path):
     shipped = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("ssbnn/")}
     tree = {p.relative_to(src).as_posix() for p in (src / "ssbnn").rglob("*") if p.is_file()}
     assert shipped == tree and {"ssbnn/assets/frost.npz", "ssbnn/assets/paper_tables.json"} <= shipped
+
+
+def test_the_floors_are_the_ones_last_checked():
+    "settings.ini's lower bounds are what `tools/floors.py check` last installed and passed the tests with."
+    import json, runpy
+    floors = runpy.run_path(str(ROOT / "tools" / "floors.py"))
+    assert floors["pin"]("torch>=2.6") == "torch==2.6.*" and floors["pin"]("ipywidgets>=8") == "ipywidgets==8.0.*"
+    assert floors["pin"]("laplace-torch>=0.2.3") == "laplace-torch==0.2.3" and floors["pin"]("pillow") is None
+    record = json.loads((ROOT / "bench" / "results" / "floors.json").read_text())
+    assert record["pins"] == floors["constraints"](), \
+        "settings.ini's floors changed since they were last checked: run `python tools/floors.py check` (its docstring says how)"
+    cfg = configparser.ConfigParser(); cfg.read(ROOT / "settings.ini")
+    assert record["python"].startswith(cfg["DEFAULT"]["min_python"] + "."), record["python"]
+    # the first check ran this test too, before its record existed; later checks deselect it (floors.SELF_TEST)
+    assert record["exit_code"] == 0 or record["failed"] == [floors["SELF_TEST"]], record["pytest"]

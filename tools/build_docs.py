@@ -9,7 +9,7 @@ smalldocs loads KaTeX from a CDN; for the offline site the same KaTeX release is
 pack`, cached in `.cache/katex/`), copied into `_docs/_vendor/katex/` and the pages are pointed at it, so the maths
 renders without a network. The hosted Quarto site keeps Quarto's own maths.
 """
-import json, os, re, shutil, subprocess, sys, tarfile, time
+import importlib.util, json, os, re, shutil, subprocess, sys, tarfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +80,8 @@ def build(out:Path=ROOT / "_docs", strict:bool=True) -> Path:
     from nbdev.config import get_config
     from nbdev.quarto import nbdev_sidebar
     from nbdev.serve import proc_nbs
+    if importlib.util.find_spec("smalldocs") is None:
+        raise SystemExit("make docs: smalldocs is not installed (it needs Python >= 3.11): pip install smalldocs, or nbdev_docs with Quarto")
     cfg = get_config()
     nbdev_sidebar(force=True)
     proc = Path(proc_nbs(force=True))
