@@ -99,6 +99,13 @@ def test_the_wheel_ships_every_module_and_the_assets(tmp_path):
     assert shipped == tree and {"ssbnn/assets/frost.npz", "ssbnn/assets/paper_tables.json"} <= shipped
 
 
+def test_the_floors_check_never_empties_a_folder_that_is_not_a_venv(tmp_path):
+    import runpy
+    (tmp_path / "notes.txt").write_text("mine")
+    assert runpy.run_path(str(ROOT / "tools" / "floors.py"))["main"](["check", "--venv", str(tmp_path)]) == 2
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
 def test_the_floors_are_the_ones_last_checked():
     "settings.ini's lower bounds are what `tools/floors.py check` last installed and passed the tests with."
     import json, runpy

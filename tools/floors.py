@@ -44,6 +44,8 @@ def _run(cmd:list, **kw) -> subprocess.CompletedProcess:
 def check(venv:Path, python:str, out:Path | None, pytest_args:list) -> int:
     "Fresh venv at `venv`, `.[dev]` under the floors' pins, pytest; returns pytest's exit code."
     t0 = time.time()
+    if venv.exists() and any(venv.iterdir()) and not (venv / "pyvenv.cfg").exists():
+        print(f"floors: {venv} has files and is not a venv; name a new folder or an old venv (it is emptied)"); return 2
     if _run([python, "-m", "venv", "--clear", str(venv)]).returncode: return 2
     py = str(venv / "bin" / "python")
     pins = venv / "floors.txt"; pins.write_text("\n".join(constraints()) + "\n")
@@ -70,7 +72,7 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("constraints", help="print the pins")
     c = sub.add_parser("check", help="install at the floors in a fresh venv and run pytest there")
-    c.add_argument("--venv", type=Path, required=True, help="where to make the venv (emptied first)")
+    c.add_argument("--venv", type=Path, required=True, help="a new folder or an old venv, emptied first")
     c.add_argument("--python", default=sys.executable, help="the interpreter that makes it (default: this one)")
     c.add_argument("--out", type=Path, help="JSON record of the check")
     a, rest = p.parse_known_args(argv)
