@@ -8,12 +8,13 @@
 summary line. A floor `X.Y` is pinned to `X.Y.*` (its newest patch; `X` to `X.0.*`), a floor `X.Y.Z` exactly. Installing torch's
 CUDA wheels takes a few GB and minutes: this is a release check, not part of `make test`.
 """
-import argparse, configparser, json, re, shlex, subprocess, sys, time
+import argparse, configparser, json, shlex, subprocess, sys, time
 from pathlib import Path
+from packaging.requirements import Requirement   # pip's own requirement parser
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 SELF_TEST = "tests/test_package.py::test_the_floors_are_the_ones_last_checked"
-FLOOR = re.compile(r"^([A-Za-z0-9_.\-]+)>=([0-9][0-9.]*)(?:,.*)?$")
 
 
 def requirements(key:str="requirements") -> list[str]:
@@ -24,11 +25,11 @@ def requirements(key:str="requirements") -> list[str]:
 
 def pin(requirement:str) -> str | None:
     "`name>=X.Y` (or `>=X`: X.0) -> `name==X.Y.*`, `name>=X.Y.Z` -> `name==X.Y.Z`; None for one without a floor."
-    m = FLOOR.match(requirement.split(";")[0].strip())
-    if m is None: return None
-    name, floor = m.groups()
+    r = Requirement(requirement)
+    floor = next((s.version for s in r.specifier if s.operator == ">="), None)
+    if floor is None: return None
     floor = floor if "." in floor else floor + ".0"                     # `>=8` is 8.0's series
-    return f"{name}=={floor}.*" if floor.count(".") == 1 else f"{name}=={floor}"
+    return f"{r.name}=={floor}.*" if floor.count(".") == 1 else f"{r.name}=={floor}"
 
 
 def constraints() -> list[str]:
@@ -51,8 +52,8 @@ def check(venv:Path, python:str, out:Path | None, pytest_args:list) -> int:
     pins = venv / "floors.txt"; pins.write_text("\n".join(constraints()) + "\n")
     if _run([py, "-m", "pip", "install", "-q", "-c", str(pins), "-e", f"{ROOT}[dev]"]).returncode: return 2
     installed = json.loads(_run([py, "-m", "pip", "list", "--format", "json"], capture_output=True, text=True).stdout)
-    names = {p.split("==")[0].lower().replace("_", "-") for p in constraints()}
-    versions = {d["name"]: d["version"] for d in installed if d["name"].lower().replace("_", "-") in names}
+    names = {canonicalize_name(Requirement(p).name) for p in constraints()}
+    versions = {d["name"]: d["version"] for d in installed if canonicalize_name(d["name"]) in names}
     t1 = time.time()
     r = _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--deselect", SELF_TEST, *pytest_args], cwd=ROOT,
              capture_output=True, text=True)   # SELF_TEST reads the record this writes
