@@ -188,6 +188,8 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument("--methods", default=",".join(EvalConfig.methods), help="comma-separated names of registered methods "
                    f"(default {','.join(EvalConfig.methods)})")
     p.add_argument("--corruptions", default="all", help="'all', 'none' or a comma-separated list")
+    p.add_argument("--no-ood", dest="ood", action="store_false", help="skip OOD detection (no AUROC): on a CPU, encoding the OOD "
+                   "images can take longer than the rest of a small evaluation")
     p.add_argument("--keep-predictions", default="", metavar="METHODS", help="comma-separated methods whose runs' predictions (float16 "
                    "log-probabilities) go into OUT/predictions, e.g. ss-bnn: --merge forms SS-BNN ensembles from parts' kept predictions")
     add_options(p, digits_setup, ["device"])
@@ -233,7 +235,7 @@ def evaluate_main(argv=None) -> int:
         names_of = lambda s: tuple(m.strip() for m in s.split(",") if m.strip())
         names = tuple(CORRUPTIONS) if a.corruptions == "all" else () if a.corruptions == "none" else names_of(a.corruptions)
         kw = dict(seeds=a.seeds, seed=a.seed, methods=names_of(a.methods), ensemble=a.ensemble, ss_ensemble=a.ss_ensemble,
-                  pretrain_seeds=a.pretrain_seeds, corruptions=names, keep_predictions=names_of(a.keep_predictions),
+                  pretrain_seeds=a.pretrain_seeds, corruptions=names, ood=a.ood, keep_predictions=names_of(a.keep_predictions),
                   **({"budgets": tuple(a.budgets)} if a.budgets else {}))
         cfg = EvalConfig(**kw) if a.data == "digits" else EvalConfig.cifar10(**kw)
         setup, models = _eval_setup(a)

@@ -44,15 +44,6 @@ def test_existing_results_are_never_overwritten(tmp_path):
     assert (tmp_path / "results.json").read_text() == '{"mine": 1}'
 
 
-def test_resumes_from_a_checkpoint(tmp_path):
-    "A folder with a pretraining checkpoint and no results (a killed run) is resumed, not restarted."
-    out, short = tmp_path / "run", [*SHORT[:4], "--budgets", "10", "--seeds", "1", *SHORT[8:]]
-    assert ssbnn(*short, "--out", str(out)).returncode == 0
-    (out / "results.json").unlink()
-    r = ssbnn(*short, "--out", str(out))
-    assert r.returncode == 0 and "resuming" in r.stdout
-
-
 @pytest.mark.parametrize("args,expect", [
     (["--budgets", "ten"], "not a number"),
     (["--budgets", "5000"], "larger than the 1257"),
@@ -130,6 +121,15 @@ def one_line_2(result, expect):
     code, _, err = result
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and expect in lines[0] and "Traceback" not in err, (code, err)
+
+
+def test_resumes_from_a_checkpoint(tmp_path):
+    "A folder with a pretraining checkpoint and no results (a killed run) is resumed, not restarted."
+    out, short = tmp_path / "run", [*SHORT[:4], "--budgets", "10", "--seeds", "1", *SHORT[8:]]
+    assert call(ssbnn_main, *short, "--out", out)[0] == 0
+    (out / "results.json").unlink()
+    code, stdout, err = call(ssbnn_main, *short, "--out", out)
+    assert code == 0 and "resuming" in stdout, err
 
 
 def test_default_folders_of_runs_started_in_the_same_second_differ(tmp_path, monkeypatch):
