@@ -2,11 +2,15 @@
 
     python tools/floors.py constraints             # the pins, one per line (pip's -c format)
     python tools/floors.py check --venv /tmp/floors [--python python3.10] [--out floors.json] [-- PYTEST ARGS]
+    python tools/floors.py check --newest --venv /tmp/newest --python python3.13 --out newest.json
 
 `check` makes a fresh venv (with `--python`, e.g. the oldest Python that settings.ini's `min_python` allows), installs
 `.[dev]` under those pins, runs pytest there and writes a JSON record: the Python, the versions installed and pytest's
 summary line. A floor `X.Y` is pinned to `X.Y.*` (its newest patch; `X` to `X.0.*`), a floor `X.Y.Z` exactly. Installing torch's
 CUDA wheels takes a few GB and minutes: this is a release check, not part of `make test`.
+
+`--newest` installs without pins instead: what pip gives a user today, checked on the newest Python that setup.py's
+classifiers claim (CI runs the tests on one Python between that and `min_python`).
 """
 import argparse, configparser, json, shlex, subprocess, sys, time
 from pathlib import Path
@@ -15,6 +19,7 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 SELF_TEST = "tests/test_package.py::test_the_floors_are_the_ones_last_checked"
+NEWEST_TEST = "tests/test_package.py::test_the_newest_python_claimed_was_checked_with_the_newest_releases"
 
 
 def requirements(key:str="requirements") -> list[str]:
@@ -42,26 +47,27 @@ def _run(cmd:list, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, **kw)
 
 
-def check(venv:Path, python:str, out:Path | None, pytest_args:list) -> int:
-    "Fresh venv at `venv`, `.[dev]` under the floors' pins, pytest; returns pytest's exit code."
+def check(venv:Path, python:str, out:Path | None, pytest_args:list, newest:bool=False) -> int:
+    "Fresh venv at `venv`, `.[dev]` under the floors' pins (`newest`: without pins), pytest; returns pytest's exit code."
     t0 = time.time()
     if venv.exists() and any(venv.iterdir()) and not (venv / "pyvenv.cfg").exists():
         print(f"floors: {venv} has files and is not a venv; name a new folder or an old venv (it is emptied)"); return 2
     if _run([python, "-m", "venv", "--clear", str(venv)]).returncode: return 2
     py = str(venv / "bin" / "python")
-    pins = venv / "floors.txt"; pins.write_text("\n".join(constraints()) + "\n")
+    pinned = [] if newest else constraints()
+    pins = venv / "floors.txt"; pins.write_text("".join(p + "\n" for p in pinned))
     if _run([py, "-m", "pip", "install", "-q", "-c", str(pins), "-e", f"{ROOT}[dev]"]).returncode: return 2
     installed = json.loads(_run([py, "-m", "pip", "list", "--format", "json"], capture_output=True, text=True).stdout)
-    names = {canonicalize_name(Requirement(p).name) for p in constraints()}
+    names = {canonicalize_name(Requirement(p).name) for p in requirements()}
     versions = {d["name"]: d["version"] for d in installed if canonicalize_name(d["name"]) in names}
     t1 = time.time()
-    r = _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--deselect", SELF_TEST, *pytest_args], cwd=ROOT,
-             capture_output=True, text=True)   # SELF_TEST reads the record this writes
+    r = _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--deselect", SELF_TEST, "--deselect", NEWEST_TEST, *pytest_args],
+             cwd=ROOT, capture_output=True, text=True)   # those two tests read the records this writes
     sys.stdout.write(r.stdout[-4000:] + r.stderr[-2000:])
     summary = next((l.strip("= ") for l in reversed(r.stdout.splitlines()) if " in " in l and ("passed" in l or "failed" in l)), "")
     if out is not None:
         pyver = _run([py, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True).stdout.strip()
-        record = dict(python=pyver, pins=constraints(), installed=versions, pytest=summary, exit_code=r.returncode,
+        record = dict(python=pyver, mode="newest" if newest else "floors", pins=pinned, installed=versions, pytest=summary, exit_code=r.returncode,
                       failed=[l.split()[1] for l in r.stdout.splitlines() if l.startswith(("FAILED", "ERROR"))],
                       install_seconds=round(t1 - t0), test_seconds=round(time.time() - t1))
         tmp = out.with_suffix(out.suffix + ".tmp"); tmp.write_text(json.dumps(record, indent=1) + "\n"); tmp.replace(out)
@@ -76,9 +82,10 @@ def main(argv=None) -> int:
     c.add_argument("--venv", type=Path, required=True, help="a new folder or an old venv, emptied first")
     c.add_argument("--python", default=sys.executable, help="the interpreter that makes it (default: this one)")
     c.add_argument("--out", type=Path, help="JSON record of the check")
+    c.add_argument("--newest", action="store_true", help="install without pins: today's newest releases")
     a, rest = p.parse_known_args(argv)
     if a.cmd == "constraints": print("\n".join(constraints())); return 0
-    return check(a.venv, a.python, a.out, [x for x in rest if x != "--"])
+    return check(a.venv, a.python, a.out, [x for x in rest if x != "--"], a.newest)
 
 
 if __name__ == "__main__":
