@@ -149,7 +149,7 @@ def new_run_folder(name:str, # what runs, e.g. 'digits'
     "A new folder `root/name-YYYYmmdd-HHMMSS-xxxxxx`, unique even for runs started in the same second, claimed for this run."
     try:
         Path(root).mkdir(parents=True, exist_ok=True)
-        out = Path(tempfile.mkdtemp(prefix=time.strftime(f"{name}-%Y%m%d-%H%M%S-"), dir=root))
+        out = Path(root)/Path(tempfile.mkdtemp(prefix=time.strftime(f"{name}-%Y%m%d-%H%M%S-"), dir=root)).name   # as given: mkdtemp makes it absolute from Python 3.12
     except OSError as e:
         raise ValueError(f"cannot make a run folder under {Path(root).resolve()} ({e.strerror or e}); give a writable --out") from None
     return claim_folder(out)
