@@ -119,3 +119,12 @@ def test_the_floors_are_the_ones_last_checked():
     assert record["python"].startswith(cfg["DEFAULT"]["min_python"] + "."), record["python"]
     # the first check ran this test too, before its record existed; later checks deselect it (floors.SELF_TEST)
     assert record["exit_code"] == 0 or record["failed"] == [floors["SELF_TEST"]], record["pytest"]
+
+
+def test_the_newest_python_claimed_was_checked_with_the_newest_releases():
+    "setup.py's classifiers claim Pythons up to the last of `py_versions`: `tools/floors.py check --newest` passed on it."
+    import json, re
+    newest = re.search(r"py_versions = '([^']*)'", (ROOT / "setup.py").read_text()).group(1).split()[-1]
+    record = json.loads((ROOT / "bench" / "results" / "newest.json").read_text())
+    assert (record["mode"], record["pins"]) == ("newest", []) and record["python"].startswith(newest + "."), record["python"]
+    assert record["exit_code"] == 0, record["pytest"]
