@@ -16,11 +16,13 @@
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
 #   modes   (~6 min)  10 epochs of the recipe under each torch.compile mode (PretrainConfig.compile_mode), same seed: s/epoch each
-#   sweep   (~9 min)  50-epoch sweep points on the recipe: what the learnt temperature does to the views' agreement (02_cifar):
-#                     a stronger W^c prior (tau_p 2, 4), tau held at 0.2, the paper's other mean view_a;
+#   sweep   (~9 min)  50-epoch sweep points on the recipe (tau_p 4 since 2026-11-24): the optimiser settings it shares with
+#                     SimCLR (02_cifar, "What may limit it"): peak rate 1.2 and 2.4 (the paper's 0.6), weight decay 1e-5 (1e-6),
+#                     and SimCLR at rate 2.4;
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
-#   long    (~8 min)  the recipe (RECIPE: flags that change it; RECIPE=best: the best SS-BNN point recorded by `sweep`, on the
-#                     warm machine or in bench/results) for EPOCHS (200) with Laplace readouts at 50/500/5000 x 3 seeds
+#   long    (~6 min)  the recipe (RECIPE: flags that change it, e.g. '--ntxent-tau 0.2' for SimCLR's loss; RECIPE=best: the best
+#                     SS-BNN point recorded by `sweep`, on the warm machine or in bench/results) for EPOCHS (200) with Laplace
+#                     readouts at 50/500/5000 x 3 seeds; the record is named by what ran (bench/pretrain_cifar.py's record_name)
 # Issue 16 (the paper's tables), after issue 13:
 #   rho     (~2 min)  rho under the BNN prior timed eight ways (bench/rho_speed.py, 512 networks): the fastest sets table1's flags
 #   table1  (~9 min)  Table 1 (bench/prior_cifar.py): the SS prior's ResNet-20-FRN pretrained for EPOCHS (200) at batch 500, and
@@ -116,7 +118,7 @@ modes)
       --point default compile_mode=default --point autotune compile_mode=max-autotune-no-cudagraphs \
       --point graphs compile_mode=reduce-overhead ;;
 sweep)
-  read -r -a pts <<< "${POINTS:-taup2 tau_p=2 taup4 tau_p=4 fixtau0.2 learn_tau=0,tau=0.2 viewa mean=view_a}"
+  read -r -a pts <<< "${POINTS:-lr1.2 lr=1.2 lr2.4 lr=2.4 wd1e-5 weight_decay=1e-5 simclr-lr2.4 ntxent_tau=0.2,lr=2.4}"
   args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
   for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped
     [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$KEEP/sweep/"
@@ -130,7 +132,7 @@ long)
     python3 bench/pretrain_cifar.py "${common[@]}" --best-of "$KEEP/sweep" bench/results/sweep_cifar10_50ep --out-dir "$OUT/long"
   else
     read -r -a settings <<< "${RECIPE:-}"   # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
-    python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/pretrain_ss-bnn_cifar10_${EPOCHS:-200}ep.json"
+    python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/"     # named by what it ran (record_name)
   fi ;;
 rho)
   python3 bench/rho_speed.py --bnn-samples 512 --bnn-batch 32 --out "$KEEP/rho/rho_speed.json"; cp "$KEEP/rho/rho_speed.json" "$OUT/rho/" ;;

@@ -23,13 +23,13 @@ def known_settings() -> dict:
     "What a sweep point may set, with its default: `benchmark_pretraining`'s number, on/off and option arguments and the CIFAR recipe's fields."
     import inspect
     from dataclasses import asdict
-    from ssbnn.experiments.cifar import benchmark_pretraining
+    from ssbnn.experiments.cifar import benchmark_pretraining, RECIPE_TAU_P
     from ssbnn.train import PretrainConfig, CompileMode
     from ssbnn.augment import Crops
     from ssbnn.elbo import VariationalMean
     out = asdict(PretrainConfig.for_cifar10())
     out.update({n: q.default for n, q in inspect.signature(benchmark_pretraining).parameters.items() if q.default is not q.empty})
-    out["tau_p"] = 0.65                                                  # None stands for the paper's 0.65
+    out["tau_p"] = RECIPE_TAU_P                                          # None stands for the recipe's (`cifar_ssbnn`)
     for key, option in (("crops", Crops), ("mean", VariationalMean), ("compile_mode", CompileMode)):
         out[key] = option(out[key])                                      # options: their values are checked
     return {k: v for k, v in out.items() if isinstance(v, (int, float, Enum)) and k not in ("device", "progress")}
@@ -63,15 +63,18 @@ def best_point(folders) -> tuple[str, dict]:
             if "point" in r and "knn_accuracy" in r and r.get("method") == "ss-bnn": recs[r["point"]] = r
     if not recs: raise ValueError(f"no SS-BNN sweep records in {', '.join(map(str, folders))}; run the sweep first")
     best = max(recs.values(), key=lambda r: r["knn_accuracy"])
-    return best["point"], best["settings"]
+    settings = dict(best["settings"])                                    # its W^c prior as recorded, not today's default
+    if "prior_std" in best and "tau_p" not in settings: settings["tau_p"] = round(1 / best["prior_std"], 6)
+    return best["point"], settings
 
 
-def record_name(res:dict, known:dict, tau_p) -> str:
-    "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults>].json"
+def record_name(res:dict, known:dict) -> str:
+    "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_taup<W^c prior>][_<settings that differ from the defaults>].json"
     from common import device_tag
     gpu = device_tag(res["device"])
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", ("clip" if res["lars_clip"] else "noclip") if res["lars_clip"] != known["lars_clip"] else "",
-            f"taup{tau_p:g}" if tau_p else "", "" if res.get("learn_tau", True) else f"fixedtau{res['tau_init']:g}", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
+            f"taup{1 / res['prior_std']:.3g}" if res.get("prior_std") else "",   # always named: the default prior has changed before
+            "" if res.get("learn_tau", True) else f"fixedtau{res['tau_init']:g}", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
             "clampedcrops" if res.get("crops") == "clamped" else "", f"mean{res['mean']}" if res.get("mean") not in (None, "mean") else ""]
     return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
 
@@ -92,7 +95,7 @@ def main(argv=None):
     p.add_argument("--lars-trust", type=float, default=known["lars_trust"], help=f"LARS trust coefficient (default {known['lars_trust']:g})")
     p.add_argument("--lars-clip", action=argparse.BooleanOptionalAction, default=known["lars_clip"],
                    help=f"clip each tensor's LARS rate at the scheduled one (solo-learn's clip_lr; default {'on' if known['lars_clip'] else 'off'})")
-    p.add_argument("--tau-p", type=float, default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the paper's 0.65)")
+    p.add_argument("--tau-p", type=float, default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the recipe's, RECIPE_TAU_P; the paper's: 0.65)")
     p.add_argument("--head-width", type=int, default=known["head_width"], help=f"projection head's hidden width (default {known['head_width']})")
     p.add_argument("--lr", type=float, default=known["lr"], help=f"peak learning rate of encoder and head (default {known['lr']:g}, the paper's)")
     p.add_argument("--label-seeds", type=int, default=1, help="labelled subsets per budget for the Laplace readout (seeds 0..N-1; default 1)")
@@ -107,7 +110,7 @@ def main(argv=None):
     p.add_argument("--profile-steps", type=int, default=20, help="then profile this many steps of a fresh SS-BNN with the same recipe (0: skip)")
     p.add_argument("--profile-skip", type=int, default=10, help="steps run before the profiled ones (compilation, warm-up; default 10)")
     p.add_argument("--dump-features", type=Path, default=None, help="also save raw encoder features (fp16) of 10k train, val and test images here")
-    p.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/<name>.json)")
+    p.add_argument("--out", default=None, help="JSON path, or a folder (ending in /) for <name>.json (default bench/results/<name>.json)")
     a = p.parse_args(argv)
     points = []
     for name, text in a.point:
@@ -168,7 +171,8 @@ def main(argv=None):
             torch.save({"features": encode(model.encoder, xs).half().cpu(), "y": ys.clone()}, a.dump_features / f"features_{split}.pt")
     if a.profile_steps: res["profile"] = _profile(a, data, device)
     res.update(augment=aug, read_seconds=decode_s, command=command)
-    out = a.out or Path(__file__).parent / "results" / record_name(res, known, a.tau_p)
+    out = Path(a.out or Path(__file__).parent / "results")                # a str: Path would drop a trailing /
+    if a.out is None or a.out.endswith("/") or out.is_dir(): out = out / record_name(res, known)
     atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
     _summarise(res, out)
 

@@ -80,6 +80,7 @@ def main(argv=None):
            "paper": {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]},
            **environment(device),
            "model": str(a.model) if a.model else f"{a.encoder} pretrained here for {a.epochs:g} epochs of tasks of {a.batch_size}",
+           "ss_prior_std": getattr(model.elbo, "prior_std", None),          # the W^c prior the SS encoder was pretrained with
            "command": "python bench/prior_cifar.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     for name, r in rho.items():
         s, lo, hi = prior_score_ci(*[r[k] for k in GROUPS])

@@ -16,7 +16,7 @@ from .report import table, claim_folder, new_run_folder, read_parts
 from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
                                           write_evaluation, evaluation_tables, merge_evaluations)
-from .experiments.cifar import cifar_ssbnn
+from .experiments.cifar import cifar_ssbnn, RECIPE_TAU_P, PAPER_TAU_P
 from .elbo import NTXent
 from .models import DigitsCNN, ProjectionHead
 from .core import SSBNN
@@ -201,10 +201,14 @@ def evaluate_parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/14_cli.ipynb #72a89c8f
+def _legacy_cifar(num_classes:int, seed:int=0) -> dict:
+    "The CIFAR recipe's parts as older ssbnn versions built them: the paper's W^c prior, before `RECIPE_TAU_P`."
+    return cifar_ssbnn(num_classes, device="cpu", seed=seed, tau_p=PAPER_TAU_P if num_classes <= 10 else None).parts()
+
 def load_model(path, # a model folder, or an older ssbnn's single-file model.pt of the CIFAR recipe
                num_classes:int=10, device="auto", seed:int=0) -> SSBNN:
     "A pretrained CIFAR model: a folder rebuilds itself from its config; an older model.pt loads into `cifar_ssbnn`'s parts."
-    parts = cifar_ssbnn(num_classes, device="cpu", seed=seed).parts() if Path(path).is_file() else {}
+    parts = _legacy_cifar(num_classes, seed) if Path(path).is_file() else {}
     return SSBNN.load(path, device=device, **parts)
 
 def _eval_setup(a) -> tuple:
@@ -280,6 +284,8 @@ def pretrain_parser() -> argparse.ArgumentParser:
     p.add_argument("--features", action="store_true", help="when pretraining is done, also write the train/val/test features (float16, "
                    "files of at most 16 MiB) into OUT/features")
     p.add_argument("--star-labels", type=_number(int, low=0), default=0, help="pretrain SS-BNN* with this many labels (default 0: SS-BNN)")
+    p.add_argument("--tau-p", type=_number(float), default=None, help=f"the SS-BNN's W^c prior N(0, 1/tau_p^2) (default {RECIPE_TAU_P:g}, "
+                   f"chosen by the H100 sweep of experiments/cifar; the paper's: {PAPER_TAU_P:g})")
     p.add_argument("--ntxent-tau", type=_number(float), default=None, help="pretrain SimCLR instead, with NT-Xent at this temperature "
                    "(the paper's SimCLR baseline: 0.45), e.g. for the active-learning comparison")
     p.add_argument("--eval", type=_number(int, low=1), default=EVAL_IMAGES, help=f"with --archive: held-out evaluation images "
@@ -309,6 +315,7 @@ def pretrain_main(argv=None) -> int:
         say = print if env.is_main else (lambda *args, **kw: None)
         device = str(env.device if env.distributed else get_device(a.device))
         if a.star_labels and a.ntxent_tau: raise ValueError("--star-labels (SS-BNN*) and --ntxent-tau (SimCLR) exclude each other; give one")
+        if a.tau_p and a.ntxent_tau: raise ValueError("--tau-p sets the SS-BNN's W^c prior, which SimCLR (--ntxent-tau) has not; give one")
         changing = tuple(k.strip().replace("-", "_") for k in a.resume_changing.split(",") if k.strip())
         if bad := [k for k in changing if k not in PretrainConfig.CHANGEABLE]:
             raise ValueError(f"--resume-changing: {', '.join(k.replace('_', '-') for k in bad)} cannot change on resuming; choose from "
@@ -319,7 +326,7 @@ def pretrain_main(argv=None) -> int:
         if a.tensorboard: TensorBoardLog.check()                       # before any work: the extra is installed
         if env.is_main: claim_folder(a.out, replace_results=True)     # new, empty or this command's own folder; writable
         data = _cifar_data(a)
-        model = cifar_ssbnn(data.num_classes, device=device, seed=a.seed, objective=NTXent(a.ntxent_tau) if a.ntxent_tau else None)
+        model = cifar_ssbnn(data.num_classes, device=device, seed=a.seed, objective=NTXent(a.ntxent_tau) if a.ntxent_tau else None, tau_p=a.tau_p)
         labelled = None
         if a.star_labels:
             i = labelled_subset(data.y_train, a.star_labels, seed=a.seed)
@@ -350,7 +357,8 @@ def _pretrain_results(a, data, model, cfg:PretrainConfig, total:int, argv):
     res = {"dataset": data.name, "method": method, "epochs": cfg.epochs, "steps": h["step"],
            "total_steps": total, "finished": h["step"] >= total, "train_images": len(data.x_train), "eval_images": len(data.x_test),
            "knn_accuracy": knn[-1]["knn_accuracy"] if knn else None, "final_tau": h["tau"], "final_sigma": h["sigma"],
-           "final_align": h.get("align"), "train_seconds": h["seconds"], "config": asdict(cfg), **environment(model.device),
+           "final_align": h.get("align"), "train_seconds": h["seconds"], "config": asdict(cfg),
+           "prior_std": getattr(model.elbo, "prior_std", None), **environment(model.device),          # the W^c prior (None: SimCLR)
            "command": "ssbnn-pretrain " + " ".join(sys.argv[1:] if argv is None else argv)}
     atomic_write(a.out/"history.json", lambda p: p.write_text(json.dumps(model.history_, indent=1)))
     if res["finished"]:
@@ -369,7 +377,7 @@ def _legacy_parts(state:dict, like:str|None) -> dict:
     enc, head = state["encoder"], state["head"]
     like = like or ("digits" if "0.0.weight" in enc else "cifar10" if "1.conv1.weight" in enc else None)
     if like is None: raise ValueError("its encoder is neither the digits CNN nor the CIFAR ResNet-18; pass --like")
-    if like != "digits": return cifar_ssbnn(10 if like == "cifar10" else 100, device="cpu").parts()
+    if like != "digits": return _legacy_cifar(10 if like == "cifar10" else 100)
     try: w, d, h0, h3 = enc["0.0.weight"], enc["3.0.weight"], head["net.0.weight"], head["net.3.weight"]
     except KeyError as e: raise ValueError(f"it is not a digits model (it lacks {e}); pass --like") from None
     return SSBNN(DigitsCNN(w.shape[1], w.shape[0], d.shape[0]), ProjectionHead(h0.shape[1], h0.shape[0], h3.shape[0]), device="cpu").parts()

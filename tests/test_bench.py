@@ -77,9 +77,10 @@ def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_
                          (new, [("b", "ss-bnn", 0.7, {"mean": "view_a"}), ("s", "simclr", 0.9, {}), ("c", "ss-bnn", 0.65, {})])):
         folder.mkdir()
         for name, method, knn, settings in recs:
-            (folder / f"{name}.json").write_text(json.dumps({"point": name, "method": method, "knn_accuracy": knn, "settings": settings}))
+            prior = {"prior_std": 1 / 0.65} if name == "b" else {}                # a record made when the default prior was the paper's
+            (folder / f"{name}.json").write_text(json.dumps({"point": name, "method": method, "knn_accuracy": knn, "settings": settings, **prior}))
     (new / "profile.json").write_text(json.dumps({"profile": {}}))            # not a point: ignored
-    assert bench["best_point"]([old, new]) == ("b", {"mean": "view_a"})       # SimCLR's 0.9 is not an SS-BNN
+    assert bench["best_point"]([old, new]) == ("b", {"mean": "view_a", "tau_p": 0.65})   # SimCLR's 0.9 is not an SS-BNN; its prior kept
     assert bench["best_point"]([old]) == ("a", {"tau_p": 1.0})
     (tmp_path / "empty").mkdir()
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", "x.npz", "--best-of",
@@ -89,6 +90,18 @@ def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--point and --best-of need --out-dir" in r.stderr.splitlines()[-1]
 
+
+def test_record_name_names_every_setting_that_differs(tmp_path):
+    import runpy
+    bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))
+    known = dict(lars_trust=0.02, lars_clip=True, head_width=512)
+    res = dict(method="ss-bnn", device="NVIDIA H100 80GB HBM3", epochs=200, prior_std=0.25, **known)
+    assert bench["record_name"](res, known) == "pretrain_ss-bnn_cifar10_H100_200ep_taup4.json"   # the prior: always named
+    res.update(lars_trust=0.01, lars_clip=False, learn_tau=False, tau_init=0.2, head_width=2048, crops="clamped", mean="view_a")
+    assert bench["record_name"](res, known) == ("pretrain_ss-bnn_cifar10_H100_200ep_trust0.01_noclip_taup4_fixedtau0.2_head2048"
+                                                "_clampedcrops_meanview_a.json")
+    simclr = dict(method="simclr", device="cpu", epochs=0.5, prior_std=None, **known)
+    assert bench["record_name"](simclr, known) == "pretrain_simclr_cifar10_cpu_0.5ep.json"          # no W^c prior
 
 def test_frn_reference_says_what_it_needs():
     run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "frn_reference.py"), *a], capture_output=True, text=True)
@@ -287,7 +300,7 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     (tmp_path / "check.py").write_text(CHECK)
     (tmp_path / "c10.npz").write_bytes(b"archive")
     env = dict(STUB_CHECK=str(tmp_path / "check.py"), ARCHIVE=str(tmp_path / "c10.npz"))
-    runs = [("speed", {}), ("modes", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("rho", {}),
+    runs = [("speed", {}), ("modes", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("rho", {}),
             ("table1", {}), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
             ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
             ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("laplace", {})]

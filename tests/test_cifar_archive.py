@@ -22,12 +22,14 @@ def test_archive_decodes_to_cifar10():
 
 @needs_archive
 def test_benchmark_script_runs_on_cpu(tmp_path):
-    out = tmp_path / "bench.json"
+    import fnmatch
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "400",
                         "--eval", "80", "--val", "40", "--epochs", "0.1", "--batch-size", "32", "--budgets", "",
-                        "--no-compile", "--device", "cpu", "--profile-steps", "2", "--profile-skip", "1", "--out", str(out)],
+                        "--no-compile", "--device", "cpu", "--profile-steps", "2", "--profile-skip", "1", "--out", f"{tmp_path / 'records'}/"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
+    [out] = (tmp_path / "records").iterdir()                                # a folder: the record is named by what ran, prior included
+    assert fnmatch.fnmatch(out.name, "pretrain_ss-bnn_cifar10_*_0.1ep_taup4.json"), out.name
     res = json.loads(out.read_text())
     assert res["profile"]["steps"] == 1 and res["profile"]["top"][0]["ms_per_step"] > 0
     for k in ("views_per_second", "seconds_per_epoch", "knn_accuracy", "device", "torch", "history", "augment", "command"):
@@ -56,7 +58,8 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
                           capture_output=True, text=True, timeout=600)                        # the long piece's RECIPE=best
     top = max((old, wide), key=lambda r: r["knn_accuracy"])
     again = json.loads((tmp_path / "long" / f"{top['point']}-0.1ep.json").read_text())
-    assert best.returncode == 0 and again["settings"] == top["settings"] and again["mean"] == top["mean"]
+    assert best.returncode == 0 and again["settings"] == {"tau_p": round(1 / top["prior_std"], 6), **top["settings"]}   # its prior as recorded
+    assert (again["mean"], again["prior_std"]) == (top["mean"], top["prior_std"])
     bad = subprocess.run(cmd[:-1] + ["lars_trust"], capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "point wide: point setting 'lars_trust' is not KEY=VALUE" in bad.stderr.splitlines()[-1]
     bad = subprocess.run(cmd[:-1] + ["lars_trst=0.02"], capture_output=True, text=True, timeout=600)
@@ -74,6 +77,7 @@ def test_prior_script_runs_on_cpu(tmp_path):
     for name in ("self-supervised", "BNN, gaussian", "BNN, laplace"):
         assert 0 <= res[name]["alpha"] <= 1 and len(res[name]["interval_95"]) == 2
     assert out.with_suffix(".png").exists() and res["bnn_one_by_one"] and res["bnn_channels_last"]
+    assert res["ss_prior_std"] == 0.25                                     # the recipe's W^c prior (tau_p 4), recorded
 
 
 @needs_archive
