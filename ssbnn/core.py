@@ -90,7 +90,7 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
     config = replace(config or PretrainConfig(device=str(self.device), seed=self.seed), **overrides)
     x = check_images(x, "unlabelled images", keep_uint8=True)
     if labelled is not None and not isinstance(labelled, LabelledTask):
-        labelled = LabelledTask.make(*labelled, dim=self.encoder.dim)
+        with seeded(config.seed): labelled = LabelledTask.make(*labelled, dim=self.encoder.dim)   # its task layer's start, seeded
     self.labelled_ = labelled
     run = DDPRun() if wants_ddp() else None                    # under torchrun: the same loop on every rank
     log = TensorBoardLog(log_dir) if log_dir is not None else None
