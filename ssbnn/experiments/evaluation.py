@@ -274,8 +274,8 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t})
                 if partial is not None:
                     atomic_write(partial, lambda p: p.write_text(json.dumps({"config": _settings(cfg), "records": records}, default=str)))
-    own = [_recipe(getattr(m, "config_", None)) for m in ss]       # given models say how they were pretrained, not the setup
-    meta = {"config": {**asdict(cfg), **(own[0] if own else _recipe(setup.pretrain)), "pretrain": asdict(setup.pretrain)},
+    own = [{**_recipe(getattr(m, "config_", None)), "prior_std": getattr(getattr(m, "elbo", None), "prior_std", None)} for m in ss]   # as given models say, not the setup
+    meta = {"config": {**asdict(cfg), **_recipe(getattr(ss[0], "config_", None) if ss else setup.pretrain), "pretrain": asdict(setup.pretrain)},
             "pretrain_seconds": t_pre, "total_seconds": time.time() - t0, "pretrained": own,
             "history": ss[0].history_ if ss else [], **environment(get_device(setup.pretrain.device))}
     return {"records": records, "meta": meta}
@@ -345,8 +345,9 @@ def corruption_note(config:dict) -> str:
 def pretraining_line(meta:dict) -> str:
     "How long the SS-BNNs of a run were pretrained, and SS-BNN*'s, for the head of its tables."
     c, own = meta["config"], meta.get("pretrained", [])
-    runs = {(p["epochs"], p["batch_size"]) for p in own} or {(c["epochs"], c["batch_size"])}
-    say = lambda e, b: "epochs not recorded" if e is None else f"{e:g} epochs of tasks of {b} images"
+    runs = {(p["epochs"], p["batch_size"], p.get("prior_std")) for p in own} or {(c["epochs"], c["batch_size"], None)}
+    prior = lambda s: f", W^c prior N(0, {s:.3g}²) (τ_p {1 / s:.3g})" if s else ""     # None: not recorded, or SimCLR's NT-Xent
+    say = lambda e, b, s=None: "epochs not recorded" if e is None else f"{e:g} epochs of tasks of {b} images{prior(s)}"
     line = f"SS-BNN pretraining: {len(own) or 'the'} model{'s' * (len(own) != 1)}, " + "; ".join(say(*r) for r in sorted(runs, key=str))
     if any("*" in m for m in c["methods"]): line += f"; SS-BNN*: {say(c['pretrain']['epochs'], c['pretrain']['batch_size'])}, per labelled subset"
     return line + ".\n\n"
