@@ -16,12 +16,14 @@
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
 #   modes   (~6 min)  10 epochs of the recipe under each torch.compile mode (PretrainConfig.compile_mode), same seed: s/epoch each
-#   sweep   (~9 min)  50-epoch sweep points on the recipe (tau_p 4 since 2026-11-24): the optimiser settings it shares with
-#                     SimCLR (02_cifar, "What may limit it"): peak rate 1.2 and 2.4 (the paper's 0.6), weight decay 1e-5 (1e-6),
-#                     and SimCLR at rate 2.4;
+#   sweep   (~11 min) 50-epoch sweep points on the recipe (tau_p 4 since 2026-11-24): the optimiser settings it shares with
+#                     SimCLR (02_cifar, "What may limit it"): peak rate 2.4 (the paper's 0.6), weight decay 1e-5 and 5e-4 (1e-6),
+#                     and lightly's CIFAR-10 benchmark optimiser (SGD, 0.06 per 128 images, decay 5e-4; its SimCLR: 0.848 kNN
+#                     after 200 epochs) for SS-BNN and, with its NT-Xent temperature 0.5, for SimCLR: the peer's recipe in our pipeline;
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
 #   long    (~6 min)  the recipe (RECIPE: flags that change it, e.g. '--ntxent-tau 0.2' for SimCLR's loss; RECIPE=best: the best
-#                     SS-BNN point recorded by `sweep`, on the warm machine or in bench/results) for EPOCHS (200) with Laplace
+#                     SS-BNN point recorded by `sweep`, on the warm machine or in bench/results; POINT='NAME SETTINGS': a point
+#                     as the sweep takes it) for EPOCHS (200) with Laplace
 #                     readouts at 50/500/5000 x 3 seeds; the record is named by what ran (bench/pretrain_cifar.py's record_name)
 # Issue 16 (the paper's tables), after issue 13:
 #   rho     (~2 min)  rho under the BNN prior timed eight ways (bench/rho_speed.py, 512 networks): the fastest sets table1's flags
@@ -118,7 +120,7 @@ modes)
       --point default compile_mode=default --point autotune compile_mode=max-autotune-no-cudagraphs \
       --point graphs compile_mode=reduce-overhead ;;
 sweep)
-  read -r -a pts <<< "${POINTS:-lr1.2 lr=1.2 lr2.4 lr=2.4 wd1e-5 weight_decay=1e-5 simclr-lr2.4 ntxent_tau=0.2,lr=2.4}"
+  read -r -a pts <<< "${POINTS:-lr2.4 lr=2.4 wd1e-5 weight_decay=1e-5 wd5e-4 weight_decay=5e-4 sgd optimizer=sgd,lr=0.47,weight_decay=5e-4 simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5}"
   args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
   for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped
     [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$KEEP/sweep/"
@@ -130,6 +132,9 @@ long)
   common=(--archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --budgets 50,500,5000 --label-seeds 3 --profile-steps 0)
   if [ "${RECIPE:-}" = best ]; then          # the sweep's best SS-BNN point: its record is <point>-<EPOCHS>ep.json
     python3 bench/pretrain_cifar.py "${common[@]}" --best-of "$KEEP/sweep" bench/results/sweep_cifar10_50ep --out-dir "$OUT/long"
+  elif [ -n "${POINT:-}" ]; then             # 'NAME SETTINGS' as the sweep takes them: its record is <NAME>-<EPOCHS>ep.json
+    read -r name over <<< "$POINT"
+    python3 bench/pretrain_cifar.py "${common[@]}" --point "$name-${EPOCHS:-200}ep" "$over" --out-dir "$OUT/long"
   else
     read -r -a settings <<< "${RECIPE:-}"   # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
     python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/"     # named by what it ran (record_name)

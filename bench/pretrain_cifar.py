@@ -24,13 +24,13 @@ def known_settings() -> dict:
     import inspect
     from dataclasses import asdict
     from ssbnn.experiments.cifar import benchmark_pretraining, RECIPE_TAU_P
-    from ssbnn.train import PretrainConfig, CompileMode
+    from ssbnn.train import PretrainConfig, CompileMode, Optimizer
     from ssbnn.augment import Crops
     from ssbnn.elbo import VariationalMean
     out = asdict(PretrainConfig.for_cifar10())
     out.update({n: q.default for n, q in inspect.signature(benchmark_pretraining).parameters.items() if q.default is not q.empty})
     out["tau_p"] = RECIPE_TAU_P                                          # None stands for the recipe's (`cifar_ssbnn`)
-    for key, option in (("crops", Crops), ("mean", VariationalMean), ("compile_mode", CompileMode)):
+    for key, option in (("crops", Crops), ("mean", VariationalMean), ("compile_mode", CompileMode), ("optimizer", Optimizer)):
         out[key] = option(out[key])                                      # options: their values are checked
     return {k: v for k, v in out.items() if isinstance(v, (int, float, Enum)) and k not in ("device", "progress")}
 

@@ -29,6 +29,7 @@ class Optimizer(str, Enum):
     "The optimiser of the encoder and projection head."
     ADAMW = "adamw" # AdamW with decoupled weight decay: the default for small models
     LARS = "lars"   # LARS with momentum: the paper's choice for ResNet-18 at batch 1000
+    SGD = "sgd"     # SGD with momentum: lightly's CIFAR-10 benchmark recipe (lr 0.06 per 128 images, weight decay 5e-4)
 
 class CompileMode(str, Enum):
     "How `torch.compile` builds the training step (CUDA only); the `modes` piece of `bench/gpu_pieces.sh` times each."
@@ -53,8 +54,8 @@ class PretrainConfig:
     checkpoint_minutes: float = 5. # ...and at most this many minutes between them (checked at log steps)
     max_minutes: float = 0. # stop after this many minutes of training, checkpointed, to resume later (0: no limit)
     log_every: int = 10 # steps between history records (and checks for a non-finite loss)
-    optimizer: str = "adamw" # 'adamw' or 'lars'
-    momentum: float = 0.9 # LARS momentum
+    optimizer: str = "adamw" # an `Optimizer`: 'adamw', 'lars' or 'sgd'
+    momentum: float = 0.9 # momentum of LARS and SGD
     lars_trust: float = 1e-3 # LARS trust coefficient eta
     lars_clip: bool = False # LARS: cap each tensor's rate at the scheduled one (solo-learn's clip_lr)
     compile: bool = False # torch.compile the training step (encoder, head and objective) and the augmentation (CUDA only)
@@ -144,11 +145,13 @@ def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:Pre
     task = [] if task_layer is None else [{"params": list(task_layer.parameters()), "lr": config.lr, "weight_decay": 0.}]
     var = [{"params": list(elbo.parameters()), "lr": config.var_lr, "weight_decay": 0., "lars": False}]
     var = [g for g in var if g["params"]]                     # NT-Xent has no variational parameters
-    if as_option(Optimizer, config.optimizer, "optimizer") is Optimizer.ADAMW:
+    kind = as_option(Optimizer, config.optimizer, "optimizer")
+    if kind is Optimizer.ADAMW:
         groups = [{"params": [*encoder.parameters(), *head.parameters()], "lr": config.lr, "weight_decay": config.weight_decay}]
         return torch.optim.AdamW(groups + var + task)
     weights, others = _split_decay([encoder, head])
     groups = [{"params": weights, "weight_decay": config.weight_decay}, {"params": others, "weight_decay": 0., "lars": False}]
+    if kind is Optimizer.SGD: return torch.optim.SGD(groups + var + task, lr=config.lr, momentum=config.momentum)   # "lars": unread
     task = [{**g, "clip": False} for g in task]               # trust-scaled steps: alpha's scale of its gradient cancels
     return LARS(groups + var + task, lr=config.lr, momentum=config.momentum, trust_coefficient=config.lars_trust, clip=config.lars_clip)
 

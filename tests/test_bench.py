@@ -51,10 +51,10 @@ def test_sweep_point_settings_keep_their_types_and_refuse_bad_values():
     import runpy
     bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))
     known = bench["known_settings"]()
-    got = bench["parse_point"]("lars_trust=0.02,lars_clip=1,seed=1,crops=clamped,mean=view_a", known)
-    assert got == {"lars_trust": 0.02, "lars_clip": True, "seed": 1, "crops": "clamped", "mean": "view_a"}
+    got = bench["parse_point"]("lars_trust=0.02,lars_clip=1,seed=1,crops=clamped,mean=view_a,optimizer=sgd", known)
+    assert got == {"lars_trust": 0.02, "lars_clip": True, "seed": 1, "crops": "clamped", "mean": "view_a", "optimizer": "sgd"}
     assert type(got["seed"]) is int and type(got["crops"]) is str
-    for bad, says in [("crops=clampd", "'torchvision', 'clamped'"), ("mean=avg", "'mean', 'view_a', 'zero'"), ("lars_clip=2", "0 or 1"), ("seed=1.5", "whole number"),
+    for bad, says in [("crops=clampd", "'torchvision', 'clamped'"), ("mean=avg", "'mean', 'view_a', 'zero'"), ("optimizer=adam", "'adamw', 'lars', 'sgd'"), ("lars_clip=2", "0 or 1"), ("seed=1.5", "whole number"),
                       ("lars_trust=big", "not a number"), ("nope=1", "unknown setting"), ("lars_trust", "KEY=VALUE")]:
         try: bench["parse_point"](bad, known)
         except ValueError as e: assert says in str(e), (bad, str(e))
@@ -300,7 +300,7 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     (tmp_path / "check.py").write_text(CHECK)
     (tmp_path / "c10.npz").write_bytes(b"archive")
     env = dict(STUB_CHECK=str(tmp_path / "check.py"), ARCHIVE=str(tmp_path / "c10.npz"))
-    runs = [("speed", {}), ("modes", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("rho", {}),
+    runs = [("speed", {}), ("modes", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
             ("table1", {}), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
             ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
             ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("laplace", {})]
@@ -317,7 +317,7 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     text = (ROOT / "bench" / "gpu_pieces.sh").read_text()
     points = text.split('POINTS:-')[1].split('}')[0].split()
     for name, setting in zip(points[::2], points[1::2]): bench["parse_point"](setting, bench["known_settings"]())
-    assert len(points) == 8 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
+    assert len(points) == 10 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
 
 
 def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_path):
