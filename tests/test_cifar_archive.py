@@ -42,13 +42,14 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
     cmd = [sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "400", "--eval", "80",
            "--val", "40", "--epochs", "0.1", "--batch-size", "32", "--budgets", "", "--no-compile", "--device", "cpu",
            "--profile-steps", "0", "--out-dir", str(tmp_path), "--point", "eta1e-3", "lars_trust=0.001,lars_clip=0",
-           "--point", "wide", "head_width=64,tau_p=1,mean=view_a"]
+           "--point", "wide", "head_width=64,tau_p=1,mean=view_a,optimizer=sgd,weight_decay=5e-4"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     old, wide = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("eta1e-3", "wide"))
     assert (old["lars_trust"], old["lars_clip"], old["head_width"]) == (1e-3, False, 512)
     assert (wide["lars_trust"], wide["lars_clip"], wide["head_width"], wide["prior_std"]) == (0.02, True, 64, 1.0)   # the recipe's
     assert (old["mean"], wide["mean"]) == ("mean", "view_a")
+    assert (old["optimizer"], old["weight_decay"], wide["optimizer"], wide["weight_decay"]) == ("lars", 1e-6, "sgd", 5e-4)   # lightly's optimiser
     assert all(-1 <= h["align"] <= 1 for r in (old, wide) for h in r["history"]) and wide["final_align"] == wide["history"][-1]["align"]
     assert old["settings"] == {"lars_trust": 0.001, "lars_clip": False} and old["point"] == "eta1e-3"
     (tmp_path / "wide.json").unlink()                                     # as if the time limit had cut the sweep off
