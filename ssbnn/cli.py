@@ -16,7 +16,7 @@ from .report import table, claim_folder, new_run_folder, read_parts
 from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
                                           write_evaluation, evaluation_tables, merge_evaluations)
-from .experiments.cifar import cifar_ssbnn, RECIPE_TAU_P, PAPER_TAU_P
+from .experiments.cifar import cifar_ssbnn, RECIPE_TAU_P, PAPER_TAU_P, paper_tau_p
 from .elbo import NTXent
 from .models import DigitsCNN, ProjectionHead
 from .core import SSBNN
@@ -203,7 +203,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
 # %% ../nbs/14_cli.ipynb #72a89c8f
 def _legacy_cifar(num_classes:int, seed:int=0) -> dict:
     "The CIFAR recipe's parts as older ssbnn versions built them: the paper's W^c prior, before `RECIPE_TAU_P`."
-    return cifar_ssbnn(num_classes, device="cpu", seed=seed, tau_p=PAPER_TAU_P if num_classes <= 10 else None).parts()
+    return cifar_ssbnn(num_classes, device="cpu", seed=seed, tau_p=paper_tau_p(num_classes)).parts()
 
 def load_model(path, # a model folder, or an older ssbnn's single-file model.pt of the CIFAR recipe
                num_classes:int=10, device="auto", seed:int=0) -> SSBNN:
