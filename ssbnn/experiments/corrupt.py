@@ -227,7 +227,7 @@ def pixelate(x, severity=5, rng=None):
     c = [0.95, 0.9, 0.85, 0.75, 0.65][severity - 1]
     h, w = x.shape[1:3]
     small = (int(w * c), int(h * c))
-    return np.stack([np.asarray(Image.fromarray(im).resize(small, Image.BOX).resize((w, h), Image.BOX)) for im in x])
+    return np.stack([np.asarray(Image.fromarray(im).resize(small, Image.Resampling.BOX).resize((w, h), Image.Resampling.BOX)) for im in x])
 
 def jpeg_compression(x, severity=5, rng=None):
     "JPEG round trip at a low quality."
