@@ -16,6 +16,8 @@
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
 #   modes   (~6 min)  10 epochs of the recipe under each torch.compile mode (PretrainConfig.compile_mode), same seed: s/epoch each
+#   optim   (~5 min)  10 epochs of the recipe with the LARS update eager and compiled (PretrainConfig.fused_optimizer), same
+#                     seed: s/epoch each, and where a step's time goes with it compiled (profile.json: Optimizer.step#LARS.step)
 #   sweep   (~11 min) 50-epoch sweep points on the recipe (tau_p 4 since 2026-11-24): the optimiser settings it shares with
 #                     SimCLR (02_cifar, "What may limit it"): peak rate 2.4 (the paper's 0.6), weight decay 1e-5 and 5e-4 (1e-6),
 #                     and lightly's CIFAR-10 benchmark optimiser (SGD, 0.06 per 128 images, decay 5e-4; its SimCLR: 0.848 kNN
@@ -48,7 +50,7 @@ set -uo pipefail
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "${ROOT:-$(dirname "$SELF")/..}"
 OUT=${OUT:-/tmp/out} RUNS=${RUNS:-/tmp/runs} KEEP=${KEEP:-/tmp/keep}
-piece=${1:?which piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace, or queue / wait / salvage}
+piece=${1:?which piece: speed, modes, optim, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace, or queue / wait / salvage}
 Q=$KEEP/queue
 evaluation_back() {  # WORK DEST: an evaluation's records, and its kept predictions as tar parts (8 files of 16 MiB come back)
   mkdir -p "$2"
@@ -119,6 +121,9 @@ modes)
   timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 0 --out-dir "$OUT/modes" \
       --point default compile_mode=default --point autotune compile_mode=max-autotune-no-cudagraphs \
       --point graphs compile_mode=reduce-overhead ;;
+optim)
+  timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --fused-optimizer \
+      --out-dir "$OUT/optim" --point eager fused_optimizer=0 --point fused fused_optimizer=1 ;;
 sweep)
   read -r -a pts <<< "${POINTS:-lr2.4 lr=2.4 wd1e-5 weight_decay=1e-5 wd5e-4 weight_decay=5e-4 sgd optimizer=sgd,lr=0.47,weight_decay=5e-4 simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5}"
   args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
@@ -176,6 +181,6 @@ active)
       --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" --out "$OUT/active/active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}" ;;
 laplace)
   python3 bench/laplace_predict.py --inputs 150000 --out "$OUT/laplace/laplace_predict.json" ;;
-*) echo "unknown piece $piece: speed, modes, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace (or queue, wait, salvage)"; exit 2 ;;
+*) echo "unknown piece $piece: speed, modes, optim, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace (or queue, wait, salvage)"; exit 2 ;;
 esac
 ls -la "$OUT/$piece"

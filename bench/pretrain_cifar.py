@@ -75,7 +75,8 @@ def record_name(res:dict, known:dict) -> str:
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", ("clip" if res["lars_clip"] else "noclip") if res["lars_clip"] != known["lars_clip"] else "",
             f"taup{1 / res['prior_std']:.3g}" if res.get("prior_std") else "",   # always named: the default prior has changed before
             "" if res.get("learn_tau", True) else f"fixedtau{res['tau_init']:g}", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
-            "clampedcrops" if res.get("crops") == "clamped" else "", f"mean{res['mean']}" if res.get("mean") not in (None, "mean") else ""]
+            "clampedcrops" if res.get("crops") == "clamped" else "", f"mean{res['mean']}" if res.get("mean") not in (None, "mean") else "",
+            ("fusedopt" if res["fused_optimizer"] else "eageropt") if res.get("fused_optimizer", known["fused_optimizer"]) != known["fused_optimizer"] else ""]
     return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
 
 
@@ -98,6 +99,8 @@ def main(argv=None):
     p.add_argument("--tau-p", type=float, default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the recipe's, RECIPE_TAU_P; the paper's: 0.65)")
     p.add_argument("--head-width", type=int, default=known["head_width"], help=f"projection head's hidden width (default {known['head_width']})")
     p.add_argument("--lr", type=float, default=known["lr"], help=f"peak learning rate of encoder and head (default {known['lr']:g}, the paper's)")
+    p.add_argument("--fused-optimizer", action=argparse.BooleanOptionalAction, default=known["fused_optimizer"],
+                   help=f"the optimiser's update as a few fused kernels: LARS compiled (default {'on' if known['fused_optimizer'] else 'off'})")
     p.add_argument("--label-seeds", type=int, default=1, help="labelled subsets per budget for the Laplace readout (seeds 0..N-1; default 1)")
     p.add_argument("--point", nargs=2, action="append", metavar=("NAME", "SETTINGS"), default=[],
                    help="a sweep point: its name and settings, e.g. --point clip lars_trust=0.02,lars_clip=1 (repeatable; needs --out-dir)")
@@ -145,7 +148,7 @@ def main(argv=None):
     budgets = tuple(int(b) for b in a.budgets.split(",") if b)
     base = dict(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, budgets=budgets, star_labels=a.star_labels,
                 ntxent_tau=a.ntxent_tau, device=device, label_seeds=tuple(range(a.label_seeds)), lars_trust=a.lars_trust,
-                lars_clip=a.lars_clip, tau_p=a.tau_p, head_width=a.head_width, lr=a.lr)
+                lars_clip=a.lars_clip, tau_p=a.tau_p, head_width=a.head_width, lr=a.lr, fused_optimizer=a.fused_optimizer)
     command = "python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv)
     for name, over in points:
         out = a.out_dir / f"{name}.json"
@@ -182,7 +185,7 @@ def _profile(a, data, device) -> dict:
     from ssbnn.experiments.cifar import profile_pretraining, cifar_ssbnn
     from ssbnn.train import PretrainConfig
     cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, lars_trust=a.lars_trust,
-                                     lars_clip=a.lars_clip, lr=a.lr, device=str(device))
+                                     lars_clip=a.lars_clip, lr=a.lr, fused_optimizer=a.fused_optimizer, device=str(device))
     fresh = cifar_ssbnn(data.num_classes, device=device, tau_p=a.tau_p, head_width=a.head_width)
     prof = profile_pretraining(fresh, data.x_train, cfg, steps=a.profile_steps, skip=a.profile_skip)
     print("where a step's time goes:", ", ".join(f"{r['name']} {100 * r['share']:.0f} %" for r in prof["top"][:5]), flush=True)

@@ -60,6 +60,7 @@ class PretrainConfig:
     lars_clip: bool = False # LARS: cap each tensor's rate at the scheduled one (solo-learn's clip_lr)
     compile: bool = False # torch.compile the training step (encoder, head and objective) and the augmentation (CUDA only)
     compile_mode: str = "default" # how the step is compiled: a `CompileMode`
+    fused_optimizer: bool = False # the optimiser's update as a few fused kernels (CUDA only): LARS compiled, PyTorch's fused SGD and AdamW
     monitor_every: float = 0. # epochs between calls of the monitor (0: only at the end)
     sync_bn: bool = False # under torchrun: synchronise batch norm over all ranks (GPUs only); ignored in one process
     resume_changing: tuple = () # settings allowed to differ from a resumed checkpoint's, e.g. ('lr',) after a non-finite loss
@@ -95,32 +96,56 @@ class PretrainConfig:
                              log_every=50, monitor_every=max(1., epochs / 20)), **kw})
 
 # %% ../nbs/07_train.ipynb #ef5a993a
+@torch.no_grad()
+def _lars_update(ps:list, # the tensors to update in place
+                 grads:list, # their gradients
+                 d:list, # scratch tensors like them: the update before momentum
+                 bufs:list, # their momentum buffers, updated in place
+                 lr, # the learning rate: a float, or a 0-d tensor (compiled: a new rate is no new graph)
+                 weight_decay:float, momentum:float, trust:float, eps:float, lars:bool, clip:bool):
+    "One LARS step of a parameter group, as multi-tensor (`_foreach`) kernels; no host sync."
+    torch._foreach_copy_(d, grads)
+    if weight_decay: torch._foreach_add_(d, ps, alpha=weight_decay)
+    if lars:
+        w, n = torch.stack(torch._foreach_norm(ps)), torch.stack(torch._foreach_norm(d))
+        ratio = trust * w / (n + eps)
+        if clip: ratio = (ratio / lr).clamp(max=1.)                          # the rate lr * ratio is at most lr
+        ratio = torch.where((w > 0) & (n > 0), ratio, 1.)
+        torch._foreach_mul_(d, list(ratio.unbind()))
+    torch._foreach_mul_(bufs, momentum); torch._foreach_add_(bufs, d)
+    if isinstance(lr, Tensor): torch._foreach_sub_(ps, torch._foreach_mul(bufs, lr))
+    else: torch._foreach_add_(ps, bufs, alpha=-lr)
+
 class LARS(torch.optim.Optimizer):
     "LARS: SGD with momentum, each tensor's step scaled by trust * |w| / |g + wd w|; groups with lars=False are plain SGD."
     def __init__(self, params, lr:float, momentum:float=0.9, weight_decay:float=0., trust_coefficient:float=1e-3, eps:float=1e-8,
-                 clip:bool=False): # clip: the rate is min(trust * |w| / |g + wd w|, lr) instead of their product
+                 clip:bool=False, # the rate is min(trust * |w| / |g + wd w|, lr) instead of their product
+                 compile_kw:dict|None=None, # torch.compile's arguments ({}: its defaults): each group's update one graph
+                ):
         super().__init__(params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay,
                                       trust_coefficient=trust_coefficient, eps=eps, lars=True, clip=clip))
+        self.compiled = compile_kw is not None
+        self.update = torch.compile(_lars_update, **compile_kw) if self.compiled else _lars_update
+        self.lr_tensors = {}                                                # compiled: group index -> its rate, a 0-d tensor
+
+    def _lr(self, i:int, lr:float, like:Tensor):
+        "Group `i`'s rate as the update takes it: the float, or (compiled) a 0-d tensor on the device, refilled in place."
+        if not self.compiled: return lr
+        t = self.lr_tensors.get(i)
+        if t is None or t.device != like.device: t = self.lr_tensors[i] = torch.empty((), device=like.device)
+        return t.fill_(lr)                                                  # a kernel, not a host sync
 
     @torch.no_grad()
     def step(self, closure=None):
-        "One update of every parameter with a gradient: a few multi-tensor kernels per group, no host sync."
+        "One update of every parameter with a gradient: a few multi-tensor kernels per group (one graph, compiled), no host sync."
         loss = None if closure is None else torch.enable_grad()(closure)()
-        for g in self.param_groups:
+        for i, g in enumerate(self.param_groups):
             ps = [p for p in g["params"] if p.grad is not None]
             if not ps: continue
             d = [self.state[p].setdefault("update", torch.empty_like(p)) for p in ps]        # allocated once
             bufs = [self.state[p].setdefault("momentum_buffer", torch.zeros_like(p)) for p in ps]
-            torch._foreach_copy_(d, [p.grad for p in ps])
-            if g["weight_decay"]: torch._foreach_add_(d, ps, alpha=g["weight_decay"])
-            if g["lars"]:
-                w, n = torch.stack(torch._foreach_norm(ps)), torch.stack(torch._foreach_norm(d))
-                ratio = g["trust_coefficient"] * w / (n + g["eps"])
-                if g["clip"]: ratio = (ratio / g["lr"]).clamp(max=1.)                  # the rate lr * ratio is at most lr
-                ratio = torch.where((w > 0) & (n > 0), ratio, 1.)
-                torch._foreach_mul_(d, list(ratio.unbind()))
-            torch._foreach_mul_(bufs, g["momentum"]); torch._foreach_add_(bufs, d)
-            torch._foreach_add_(ps, bufs, alpha=-g["lr"])
+            self.update(ps, [p.grad for p in ps], d, bufs, self._lr(i, g["lr"], ps[0]), g["weight_decay"], g["momentum"],
+                        g["trust_coefficient"], g["eps"], g["lars"], g["clip"])
         return loss
 
     def __setstate__(self, state):
@@ -140,7 +165,9 @@ def _split_decay(modules) -> tuple[list, list]:
             seen.add(id(p)); (others if isinstance(m, _NORMS) or p.ndim <= 1 else weights).append(p)
     return weights, others
 
-def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:PretrainConfig, task_layer=None) -> torch.optim.Optimizer:
+def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:PretrainConfig, task_layer=None,
+                   fused:bool=False, # the update as a few fused kernels: LARS compiled, PyTorch's fused SGD and AdamW
+                  ) -> torch.optim.Optimizer:
     "The optimiser: weight decay on encoder and head weights; log tau, log sigma (and an SS-BNN* task layer) without decay."
     task = [] if task_layer is None else [{"params": list(task_layer.parameters()), "lr": config.lr, "weight_decay": 0.}]
     var = [{"params": list(elbo.parameters()), "lr": config.var_lr, "weight_decay": 0., "lars": False}]
@@ -148,12 +175,13 @@ def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:Pre
     kind = as_option(Optimizer, config.optimizer, "optimizer")
     if kind is Optimizer.ADAMW:
         groups = [{"params": [*encoder.parameters(), *head.parameters()], "lr": config.lr, "weight_decay": config.weight_decay}]
-        return torch.optim.AdamW(groups + var + task)
+        return torch.optim.AdamW(groups + var + task, fused=fused or None)
     weights, others = _split_decay([encoder, head])
     groups = [{"params": weights, "weight_decay": config.weight_decay}, {"params": others, "weight_decay": 0., "lars": False}]
-    if kind is Optimizer.SGD: return torch.optim.SGD(groups + var + task, lr=config.lr, momentum=config.momentum)   # "lars": unread
+    if kind is Optimizer.SGD: return torch.optim.SGD(groups + var + task, lr=config.lr, momentum=config.momentum, fused=fused or None)   # "lars": unread
     task = [{**g, "clip": False} for g in task]               # trust-scaled steps: alpha's scale of its gradient cancels
-    return LARS(groups + var + task, lr=config.lr, momentum=config.momentum, trust_coefficient=config.lars_trust, clip=config.lars_clip)
+    return LARS(groups + var + task, lr=config.lr, momentum=config.momentum, trust_coefficient=config.lars_trust, clip=config.lars_clip,
+                compile_kw={} if fused else None)
 
 # %% ../nbs/07_train.ipynb #13fabddd
 def warmup_cosine(total:int, warmup:int, start:float=0.01):
@@ -349,7 +377,7 @@ def _setup(encoder, head, elbo, x, config:PretrainConfig, device, labelled=None)
     for mod in mods: mod.to(device).train()
     if labelled is not None: labelled.x, labelled.y = labelled.x.to(device), labelled.y.to(device)
     encoder.to(memory_format=torch.channels_last)                              # 20 % faster on two CPU cores too
-    opt = make_optimizer(encoder, head, elbo, config, labelled.layer if labelled else None)
+    opt = make_optimizer(encoder, head, elbo, config, labelled.layer if labelled else None, fused=config.fused_optimizer and device.type == "cuda")
     sched = torch.optim.lr_scheduler.LambdaLR(opt, warmup_cosine(total, round(config.warmup * total), config.warmup_start))
     return x, mods, opt, sched, total
 

@@ -51,8 +51,8 @@ def test_sweep_point_settings_keep_their_types_and_refuse_bad_values():
     import runpy
     bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))
     known = bench["known_settings"]()
-    got = bench["parse_point"]("lars_trust=0.02,lars_clip=1,seed=1,crops=clamped,mean=view_a,optimizer=sgd", known)
-    assert got == {"lars_trust": 0.02, "lars_clip": True, "seed": 1, "crops": "clamped", "mean": "view_a", "optimizer": "sgd"}
+    got = bench["parse_point"]("lars_trust=0.02,lars_clip=1,seed=1,crops=clamped,mean=view_a,optimizer=sgd,fused_optimizer=1", known)
+    assert got == {"lars_trust": 0.02, "lars_clip": True, "seed": 1, "crops": "clamped", "mean": "view_a", "optimizer": "sgd", "fused_optimizer": True}
     assert type(got["seed"]) is int and type(got["crops"]) is str
     for bad, says in [("crops=clampd", "'torchvision', 'clamped'"), ("mean=avg", "'mean', 'view_a', 'zero'"), ("optimizer=adam", "'adamw', 'lars', 'sgd'"), ("lars_clip=2", "0 or 1"), ("seed=1.5", "whole number"),
                       ("lars_trust=big", "not a number"), ("nope=1", "unknown setting"), ("lars_trust", "KEY=VALUE")]:
@@ -94,12 +94,13 @@ def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_
 def test_record_name_names_every_setting_that_differs(tmp_path):
     import runpy
     bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))
-    known = dict(lars_trust=0.02, lars_clip=True, head_width=512)
+    known = dict(lars_trust=0.02, lars_clip=True, head_width=512, fused_optimizer=False)
     res = dict(method="ss-bnn", device="NVIDIA H100 80GB HBM3", epochs=200, prior_std=0.25, **known)
     assert bench["record_name"](res, known) == "pretrain_ss-bnn_cifar10_H100_200ep_taup4.json"   # the prior: always named
-    res.update(lars_trust=0.01, lars_clip=False, learn_tau=False, tau_init=0.2, head_width=2048, crops="clamped", mean="view_a")
+    res.update(lars_trust=0.01, lars_clip=False, learn_tau=False, tau_init=0.2, head_width=2048, crops="clamped", mean="view_a",
+               fused_optimizer=True)
     assert bench["record_name"](res, known) == ("pretrain_ss-bnn_cifar10_H100_200ep_trust0.01_noclip_taup4_fixedtau0.2_head2048"
-                                                "_clampedcrops_meanview_a.json")
+                                                "_clampedcrops_meanview_a_fusedopt.json")
     simclr = dict(method="simclr", device="cpu", epochs=0.5, prior_std=None, **known)
     assert bench["record_name"](simclr, known) == "pretrain_simclr_cifar10_cpu_0.5ep.json"          # no W^c prior
 
@@ -300,7 +301,7 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     (tmp_path / "check.py").write_text(CHECK)
     (tmp_path / "c10.npz").write_bytes(b"archive")
     env = dict(STUB_CHECK=str(tmp_path / "check.py"), ARCHIVE=str(tmp_path / "c10.npz"))
-    runs = [("speed", {}), ("modes", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
+    runs = [("speed", {}), ("modes", {}), ("optim", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
             ("table1", {}), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
             ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
             ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("laplace", {})]

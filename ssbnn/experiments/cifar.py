@@ -136,7 +136,7 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
     method = "simclr" if ntxent_tau else "ss-bnn*" if star_labels else "ss-bnn"
     out = {"dataset": data.name, "method": method, "epochs": epochs, "batch_size": batch_size, "ntxent_tau": ntxent_tau,
            "compile": compile, "compile_mode": cfg.compile_mode, "star_labels": star_labels, "lars_trust": cfg.lars_trust, "lars_clip": cfg.lars_clip, "lr": cfg.lr,
-           "optimizer": cfg.optimizer, "weight_decay": cfg.weight_decay,
+           "optimizer": cfg.optimizer, "weight_decay": cfg.weight_decay, "fused_optimizer": cfg.fused_optimizer,
            "prior_std": getattr(model.elbo, "prior_std", None), "tau_init": tau, "learn_tau": learn_tau, "mean": getattr(getattr(model.elbo, "mean", None), "value", None), "head_width": head_width, "crops": crops, "train_images": len(data.x_train), "eval_images": len(data.x_test),
            "views_per_second": vps, "seconds_per_epoch": 100_000 / vps, "wall_seconds": wall,
            "peak_gpu_gb": torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None,
