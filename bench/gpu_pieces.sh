@@ -16,7 +16,7 @@
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
 #   modes   (~6 min)  10 epochs of the recipe under each torch.compile mode (PretrainConfig.compile_mode), same seed: s/epoch each
-#   optim   (~5 min)  10 epochs of the recipe with the LARS update eager and compiled (PretrainConfig.fused_optimizer), same
+#   optim   (~3 min)  10 epochs of the recipe with the LARS update eager and compiled (PretrainConfig.fused_optimizer), same
 #                     seed: s/epoch each, and where a step's time goes with it compiled (profile.json: Optimizer.step#LARS.step)
 #   sweep   (~11 min) 50-epoch sweep points on the recipe (tau_p 4 since 2026-11-24): the optimiser settings it shares with
 #                     SimCLR (02_cifar, "What may limit it"): peak rate 2.4 (the paper's 0.6), weight decay 1e-5 and 5e-4 (1e-6),
