@@ -163,10 +163,21 @@ def profile_pretraining(model:SSBNN, # an SS-BNN to train (it is trained for ski
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     with profile(activities=acts, schedule=schedule(wait=skip, warmup=1, active=steps - 1)) as prof:
         pretrain(model.encoder, model.head, model.elbo, x, model.augment, cfg, progress=False, on_record=lambda row: prof.step())
+    return _profile_summary(prof.key_averages(), cuda, steps - 1, top)
+
+def _profile_summary(events, # `torch.profiler.profile(...).key_averages()`
+                     cuda:bool, # the device's times (kernels) instead of the CPU's (operators)
+                     steps:int, # profiled steps
+                     top:int=15, # rows listed
+                    ) -> dict:
+    "Busy time per step and the events with the most self time; on a GPU each kernel counts once, and ranges only as rows."
+    from torch.autograd import DeviceType
     key = "self_device_time_total" if cuda else "self_cpu_time_total"
-    events = [e for e in prof.key_averages() if getattr(e, key) > 0 and not e.key.startswith("ProfilerStep")]   # ops, not step markers
-    total, active = sum(getattr(e, key) for e in events), steps - 1
+    events = [e for e in events if getattr(e, key) > 0 and not e.key.startswith("ProfilerStep")]   # not the step markers
+    if cuda: events = [e for e in events if e.device_type != DeviceType.CPU]       # a CPU operator's device time is its kernels'
+    ranged = lambda e: bool(getattr(e, "is_user_annotation", False))              # a range's time is its kernels' span
+    total = sum(getattr(e, key) for e in events if not (cuda and ranged(e)))       # as torch's own table sums device time
     rows = sorted(events, key=lambda e: -getattr(e, key))[:top]
-    return {"device": "cuda" if cuda else "cpu", "steps": active, "ms_per_step": total / 1000 / active,
-            "top": [{"name": e.key, "ms_per_step": getattr(e, key) / 1000 / active, "share": getattr(e, key) / total,
-                     "calls_per_step": e.count / active} for e in rows]}
+    return {"device": "cuda" if cuda else "cpu", "steps": steps, "ms_per_step": total / 1000 / steps,
+            "top": [{"name": e.key, "ms_per_step": getattr(e, key) / 1000 / steps, "share": getattr(e, key) / total,
+                     "calls_per_step": e.count / steps, "range": ranged(e)} for e in rows]}
