@@ -149,9 +149,11 @@ class LARS(torch.optim.Optimizer):
         return loss
 
     def __setstate__(self, state):
-        "Groups saved before `clip` existed load with it off."
+        "Groups saved before `clip` existed load with it off; a copy (pickled, deep-copied) updates eagerly."
         super().__setstate__(state)
         for g in self.param_groups: g.setdefault("clip", False)
+        self.__dict__.setdefault("compiled", False); self.__dict__.setdefault("update", _lars_update)
+        self.__dict__.setdefault("lr_tensors", {})
 
 # %% ../nbs/07_train.ipynb #c564480d
 _NORMS = (nn.modules.batchnorm._NormBase, nn.GroupNorm, nn.LayerNorm, FRN)   # layers whose parameters LARS leaves alone
