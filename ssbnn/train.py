@@ -132,7 +132,8 @@ class LARS(torch.optim.Optimizer):
         "Group `i`'s rate as the update takes it: the float, or (compiled) a 0-d tensor on the device, refilled in place."
         if not self.compiled: return lr
         t = self.lr_tensors.get(i)
-        if t is None or t.device != like.device: t = self.lr_tensors[i] = torch.empty((), device=like.device)
+        if t is None or t.device != like.device:
+            t = self.lr_tensors[i] = torch.empty((), device=like.device, dtype=torch.promote_types(like.dtype, torch.float32))
         return t.fill_(lr)                                                  # a kernel, not a host sync
 
     @torch.no_grad()
@@ -309,6 +310,13 @@ def _check_same_objective(state:dict, elbo:nn.Module, path):
         raise ValueError(f"checkpoint {path} was made with the objective {spec_text(made)}, not this run's {spec_text(now)}; "
                          f"resume with the same objective or use a new checkpoint path")
 
+_KERNELS = ("fused", "foreach")             # how PyTorch's optimisers run their update, not what it computes
+
+def _built_as_now(saved:dict, fresh:list) -> dict:
+    "An optimiser state dict whose groups run their update as this run's `fresh` groups do (`fused_optimizer` may have changed)."
+    groups = [{**g, **{k: f[k] for k in _KERNELS if k in f}} for g, f in zip(saved["param_groups"], fresh)]
+    return {**saved, "param_groups": groups}      # loaded, AdamW's step counts go where this run's kernels want them
+
 def restore_training_state(state:dict, path, config, mods, opt, sched, shared) -> tuple[int, list]:
     "Load a checkpoint's `state` into the modules, optimiser, schedule, shared generator and global RNGs; (step, history)."
     _check_resumable(state["config"], config, path)
@@ -317,7 +325,7 @@ def restore_training_state(state:dict, path, config, mods, opt, sched, shared) -
     _check_same_objective(state, mods[2], path)
     for name, m in zip(_MODULES, mods): m.load_state_dict(state[name])
     fresh, base_lrs = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups], list(sched.base_lrs)
-    opt.load_state_dict(state["optimizer"]); sched.load_state_dict(state["scheduler"])
+    opt.load_state_dict(_built_as_now(state["optimizer"], fresh)); sched.load_state_dict(state["scheduler"])
     if config.resume_changing: _keep_new_settings(opt, sched, fresh, base_lrs)
     shared.set_state(state["generator"]); set_rng_state(state["rng"])
     return state["step"], list(state["history"])
