@@ -188,7 +188,8 @@ def _profile(a, data, device) -> dict:
                                      lars_clip=a.lars_clip, lr=a.lr, fused_optimizer=a.fused_optimizer, device=str(device))
     fresh = cifar_ssbnn(data.num_classes, device=device, tau_p=a.tau_p, head_width=a.head_width)
     prof = profile_pretraining(fresh, data.x_train, cfg, steps=a.profile_steps, skip=a.profile_skip)
-    print("where a step's time goes:", ", ".join(f"{r['name']} {100 * r['share']:.0f} %" for r in prof["top"][:5]), flush=True)
+    print("where a step's time goes:", ", ".join(f"{r['name']} {100 * r['share']:.0f} %{' (a range)' if r.get('range') else ''}"
+                                                 for r in prof["top"][:5]), flush=True)
     return prof
 
 

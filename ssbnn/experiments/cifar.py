@@ -136,7 +136,7 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
     method = "simclr" if ntxent_tau else "ss-bnn*" if star_labels else "ss-bnn"
     out = {"dataset": data.name, "method": method, "epochs": epochs, "batch_size": batch_size, "ntxent_tau": ntxent_tau,
            "compile": compile, "compile_mode": cfg.compile_mode, "star_labels": star_labels, "lars_trust": cfg.lars_trust, "lars_clip": cfg.lars_clip, "lr": cfg.lr,
-           "optimizer": cfg.optimizer, "weight_decay": cfg.weight_decay, "fused_optimizer": cfg.fused_optimizer,
+           "optimizer": cfg.optimizer, "weight_decay": cfg.weight_decay, "fused_optimizer": cfg.fused_optimizer and device.type == "cuda",
            "prior_std": getattr(model.elbo, "prior_std", None), "tau_init": tau, "learn_tau": learn_tau, "mean": getattr(getattr(model.elbo, "mean", None), "value", None), "head_width": head_width, "crops": crops, "train_images": len(data.x_train), "eval_images": len(data.x_test),
            "views_per_second": vps, "seconds_per_epoch": 100_000 / vps, "wall_seconds": wall,
            "peak_gpu_gb": torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None,
@@ -170,7 +170,7 @@ def _profile_summary(events, # `torch.profiler.profile(...).key_averages()`
                      steps:int, # profiled steps
                      top:int=15, # rows listed
                     ) -> dict:
-    "Busy time per step and the events with the most self time; on a GPU each kernel counts once, and ranges only as rows."
+    "Busy time per step and the events with the most self time; on a GPU each kernel counts once and ranges (spans) are rows outside the total."
     from torch.autograd import DeviceType
     key = "self_device_time_total" if cuda else "self_cpu_time_total"
     events = [e for e in events if getattr(e, key) > 0 and not e.key.startswith("ProfilerStep")]   # not the step markers
