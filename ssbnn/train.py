@@ -124,9 +124,11 @@ class LARS(torch.optim.Optimizer):
                 ):
         super().__init__(params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay,
                                       trust_coefficient=trust_coefficient, eps=eps, lars=True, clip=clip))
-        self.compiled = compile_kw is not None
-        self.update = torch.compile(_lars_update, **compile_kw) if self.compiled else _lars_update
+        self.update = _lars_update if compile_kw is None else torch.compile(_lars_update, **compile_kw)
         self.lr_tensors = {}                                                # compiled: group index -> its rate, a 0-d tensor
+
+    @property
+    def compiled(self) -> bool: return self.update is not _lars_update
 
     def _lr(self, i:int, lr:float, like:Tensor):
         "Group `i`'s rate as the update takes it: the float, or (compiled) a 0-d tensor on the device, refilled in place."
@@ -153,8 +155,7 @@ class LARS(torch.optim.Optimizer):
         "Groups saved before `clip` existed load with it off; a copy (pickled, deep-copied) updates eagerly."
         super().__setstate__(state)
         for g in self.param_groups: g.setdefault("clip", False)
-        self.__dict__.setdefault("compiled", False); self.__dict__.setdefault("update", _lars_update)
-        self.__dict__.setdefault("lr_tensors", {})
+        self.__dict__.setdefault("update", _lars_update); self.__dict__.setdefault("lr_tensors", {})
 
 # %% ../nbs/07_train.ipynb #c564480d
 _NORMS = (nn.modules.batchnorm._NormBase, nn.GroupNorm, nn.LayerNorm, FRN)   # layers whose parameters LARS leaves alone
