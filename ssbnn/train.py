@@ -411,6 +411,15 @@ def _record(step:int, loss, terms, sched, seconds:float) -> dict:
     return {"step": step, "loss": loss.item(), "ell": terms.ell.item(), "kl": terms.kl.item(), "tau": terms.tau.item(),
             "sigma": terms.sigma.item(), "align": terms.align.item(), "lr": sched.get_last_lr()[0], "seconds": seconds}
 
+@torch.no_grad()
+def _moved(ws:list, # the encoder's weight tensors after a step
+           before:list, # the same tensors before it
+          ) -> dict:
+    "How far one step moved the encoder's weights: their norm |w| (`w_norm`) and the step's length relative to it, |dw| / |w| (`w_step`)."
+    norm = lambda ts: torch.stack(torch._foreach_norm(ts)).square().sum().sqrt()
+    w, dw = norm(ws), norm(torch._foreach_sub(ws, before))
+    return {"w_norm": w.item(), "w_step": (dw / w).item()}
+
 # %% ../nbs/07_train.ipynb #1ffaa1bc
 def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
              head:nn.Module, # the projection head g, (B,dim) -> unit vectors (B,D)
@@ -446,6 +455,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
         task = torch.compile(task, mode=None if mode is CompileMode.DEFAULT else mode.value)   # the step: one graph
         augment = compiled_augment(augment)                                                 # the augmentation: its own
     every = max(1, round(config.monitor_every * len(x) / config.batch_size)) if config.monitor_every else total
+    ws = _split_decay([encoder])[0]                                # the encoder's weights, whose steps the history follows
     bar = tqdm(range(step, total), initial=step, total=total, disable=not (progress and run.is_main), desc="pretrain", leave=False)
     t0 = time.time() - (history[-1]["seconds"] if history else 0.)
     started = saved = time.time()
@@ -454,11 +464,14 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     for step in bar:
         loss, terms = task(*_draw(x, augment, m, run, shared, gen, base, labelled))
         first_bad = torch.where((first_bad < 0) & ~torch.isfinite(loss.detach()), step, first_bad)   # no host sync
-        opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); sched.step()
         done, stop = step + 1, False
-        if done % config.log_every == 0 or done == total or (monitor and done % every == 0):
+        logs = done % config.log_every == 0 or done == total or (monitor and done % every == 0)
+        opt.zero_grad(set_to_none=True); loss.backward()
+        before = [w.detach().clone() for w in ws] if logs else None    # a copy at log steps only
+        opt.step(); sched.step()
+        if logs:
             if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)   # every rank stops
-            rec, t_mon = _record(done, loss, terms, sched, time.time() - t0), time.time()
+            rec, t_mon = {**_record(done, loss, terms, sched, time.time() - t0), **_moved(ws, before)}, time.time()
             if monitor and (done % every == 0 or done == total): rec.update(run.on_main(lambda: monitor(encoder)))
             t0 += time.time() - t_mon                                   # "seconds" counts training, not monitoring
             history.append(rec)
