@@ -11,6 +11,7 @@ from typing import ClassVar
 from pathlib import Path
 import torch
 from torch import nn, Tensor
+from torch.nn.utils import get_total_norm
 from tqdm.auto import tqdm
 from ._utils import (get_device, as_option, check_fields, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
                           rng_state, set_rng_state, part_spec, spec_text)
@@ -416,8 +417,7 @@ def _moved(ws:list, # the encoder's weight tensors after a step
            before:list, # the same tensors before it
           ) -> dict:
     "How far one step moved the encoder's weights: their norm |w| (`w_norm`) and the step's length relative to it, |dw| / |w| (`w_step`)."
-    norm = lambda ts: torch.stack(torch._foreach_norm(ts)).square().sum().sqrt()
-    w, dw = norm(ws), norm(torch._foreach_sub(ws, before))
+    w, dw = get_total_norm(ws), get_total_norm(torch._foreach_sub(ws, before))     # torch's norm over a list of tensors
     return {"w_norm": w.item(), "w_step": (dw / w).item()}
 
 # %% ../nbs/07_train.ipynb #1ffaa1bc
