@@ -27,6 +27,11 @@
 #                     SS-BNN point recorded by `sweep`, on the warm machine or in bench/results; POINT='NAME SETTINGS': a point
 #                     as the sweep takes it) for EPOCHS (200) with Laplace
 #                     readouts at 50/500/5000 x 3 seeds; the record is named by what ran (bench/pretrain_cifar.py's record_name)
+#   peer    (~4 min)  SimCLR as lightly's CIFAR-10 benchmark trains it, in a loop that shares no training code with ssbnn (per-image
+#                     torchvision transforms in DataLoader workers, pytorch-cifar's ResNet-18, each view on its own through batch
+#                     norm: bench/peer_simclr.py), for EPOCHS (50) with the simclr-sgd sweep point's settings (SGD 0.47, decay
+#                     5e-4 on weights, warm-up a tenth of the epochs up to 10, NT-Xent 0.5): against that point, whether the gap
+#                     to lightly's kNN is ssbnn's pipeline or the recipe; PEER adds flags (e.g. '--joint-bn', named in the record)
 # Issue 16 (the paper's tables), after issue 13:
 #   rho     (~2 min)  rho under the BNN prior timed eight ways (bench/rho_speed.py, 512 networks): the fastest sets table1's flags
 #   table1  (~9 min)  Table 1 (bench/prior_cifar.py): the SS prior's ResNet-20-FRN pretrained for EPOCHS (200) at batch 500, and
@@ -50,7 +55,7 @@ set -uo pipefail
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "${ROOT:-$(dirname "$SELF")/..}"
 OUT=${OUT:-/tmp/out} RUNS=${RUNS:-/tmp/runs} KEEP=${KEEP:-/tmp/keep}
-piece=${1:?which piece: speed, modes, optim, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace, or queue / wait / salvage}
+piece=${1:?which piece: speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace, or queue / wait / salvage}
 Q=$KEEP/queue
 evaluation_back() {  # WORK DEST: an evaluation's records, and its kept predictions as tar parts (8 files of 16 MiB come back)
   mkdir -p "$2"
@@ -179,8 +184,12 @@ active)
   timeout "$(lim 580)" python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
       --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \
       --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" --out "$OUT/active/active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}" ;;
+peer)         # SimCLR as lightly trains it, in a loop of its own (bench/peer_simclr.py), with the simclr-sgd point's settings
+  e=${EPOCHS:-50}; read -r -a extra <<< "${PEER:-}"; tag=$(echo "${PEER:-}" | tr -d ' -')
+  timeout "$(lim 570)" python3 bench/peer_simclr.py --archive "$ARCHIVE" --epochs "$e" --warmup-epochs $(( e / 10 < 10 ? e / 10 : 10 )) \
+      --decay weights "${extra[@]}" --out "$OUT/peer/peer_simclr_cifar10_${e}ep${tag:+_$tag}.json" ;;
 laplace)
   python3 bench/laplace_predict.py --inputs 150000 --out "$OUT/laplace/laplace_predict.json" ;;
-*) echo "unknown piece $piece: speed, modes, optim, sweep, long, rho, table1, ddp, chain, evaluate, active, laplace (or queue, wait, salvage)"; exit 2 ;;
+*) echo "unknown piece $piece: speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace (or queue, wait, salvage)"; exit 2 ;;
 esac
 ls -la "$OUT/$piece"

@@ -184,7 +184,7 @@ case "$*" in
   *pretrain_main*) sleep "${STUB_SLEEP:-0}"; mkdir -p "$out"; echo '{"finished": true}' > "$out/results.json"; echo '[]' > "$out/history.json" ;;
   *laplace_predict.py*) mkdir -p "$(dirname "$out")"; echo '{}' > "$out" ;;
   *rho_speed.py*) mkdir -p "$(dirname "$out")"; echo '{"fastest": "one-by-one-bf16"}' > "$out" ;;
-  *prior_cifar.py*) mkdir -p "$(dirname "$out")"; echo '{}' > "$out" ;;
+  *prior_cifar.py*|*peer_simclr.py*) mkdir -p "$(dirname "$out")"; echo '{}' > "$out" ;;
 esac
 exit 0
 '''
@@ -304,7 +304,8 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     runs = [("speed", {}), ("modes", {}), ("optim", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
             ("table1", {}), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
             ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
-            ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("laplace", {})]
+            ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("laplace", {}),
+            ("peer", {}), ("peer", dict(EPOCHS="200", PEER="--joint-bn --knn-every 20"))]
     for piece, settings in runs:
         r, _ = _piece(tmp_path, piece, **env, **settings)
         assert r.returncode == 0, (piece, r.stdout[-2000:], r.stderr[-2000:])
@@ -312,13 +313,16 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     assert "REFUSED" not in checked, checked[-3000:]
     commands = [l for l in (tmp_path / "log").read_text().splitlines() if not l.startswith(("-m pip", "-c import torch", "-c import json"))]
     scripts = {"pretrain_cifar.py", "compare_curves.py", "rho_speed.py", "prior_cifar.py", "ddp_overhead.py", "pretrain_main", "evaluate_main",
-               "active_cifar.py", "laplace_predict.py"}
+               "active_cifar.py", "laplace_predict.py", "peer_simclr.py"}
     assert all(any(s in c for c in commands) for s in scripts), commands          # each script was reached
     bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))                # and the sweep's default points are ones it takes
     text = (ROOT / "bench" / "gpu_pieces.sh").read_text()
     points = text.split('POINTS:-')[1].split('}')[0].split()
     for name, setting in zip(points[::2], points[1::2]): bench["parse_point"](setting, bench["known_settings"]())
     assert len(points) == 10 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
+    peer = [c for c in commands if "peer_simclr.py" in c]                            # the simclr-sgd point's warm-up: a tenth, at most 10
+    assert "--epochs 50 --warmup-epochs 5 --decay weights --out" in peer[0] and peer[0].endswith("/peer/peer_simclr_cifar10_50ep.json")
+    assert "--epochs 200 --warmup-epochs 10 --decay weights --joint-bn --knn-every 20" in peer[1] and peer[1].endswith("_200ep_jointbnknnevery20.json")
 
 
 def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_path):
@@ -335,3 +339,53 @@ def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_p
     assert "salvage of 1: SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate" in r.stdout
     r, out = _piece(tmp_path, "wait")                                         # the queue goes on: its piece ends as usual
     assert "1 of 1 pieces done, 1 returned" in r.stdout and len(_comes_back(out)) == 5
+
+
+def _peer():
+    import runpy
+    return runpy.run_path(str(ROOT / "bench" / "peer_simclr.py"))
+
+
+def test_peer_simclr_parts_equal_their_references():
+    "The independent loop's loss, network, head and schedule against solo-learn's loss, ssbnn's network and torch's scheduler."
+    import math, runpy, torch
+    from ssbnn.models import CIFARResNet18
+    from ssbnn.train import warmup_cosine
+    peer = _peer()
+    solo = runpy.run_path(str(ROOT / "tests" / "peers" / "load.py"))["solo_learn"]()
+    ua, ub = (torch.randn(64, 128, generator=torch.Generator().manual_seed(i), requires_grad=True) for i in range(2))
+    ours, theirs = peer["nt_xent"](ua, ub, 0.5), solo.simclr_loss_func(torch.cat([ua, ub]), torch.arange(64).repeat(2), temperature=0.5)
+    assert torch.allclose(ours, theirs, atol=1e-6)
+    for g, h in zip(torch.autograd.grad(ours, (ua, ub)), torch.autograd.grad(theirs, (ua, ub))): assert torch.allclose(g, h, atol=1e-6)
+    net, count = peer["resnet18"](), lambda m: sum(p.numel() for p in m.parameters())
+    assert count(net) == count(CIFARResNet18()) == 11_168_832 and net(torch.rand(2, 3, 32, 32)).shape == (2, 512)
+    assert count(peer["head"]()) == 512 * 512 + 2 * 512 + 512 * 128 + 128                  # lightly's SimCLRProjectionHead(512, 512, 128)
+    per_epoch, epochs = 7, 6                                # no warm-up: lightly's CosineAnnealingLR, stepped once an epoch
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+    for e in range(epochs):
+        for s in range(e * per_epoch, (e + 1) * per_epoch):
+            assert math.isclose(peer["lr_factor"](s, epochs * per_epoch, 0, 0.01, per_epoch), opt.param_groups[0]["lr"], abs_tol=1e-12)
+        opt.step(); sched.step()
+    ssbnn = warmup_cosine(42, 4, 1e-3 / 0.6)                # with warm-up: ssbnn's schedule, step for step
+    assert all(math.isclose(peer["lr_factor"](s, 42, 4, 1e-3 / 0.6, per_epoch), ssbnn(s), abs_tol=1e-12) for s in range(42))
+
+
+def test_peer_simclr_trains_repeatably_and_splits_decay_as_ssbnn():
+    import math, types, torch
+    g = torch.Generator().manual_seed(0)
+    y = torch.arange(80) % 2
+    x = (torch.rand(80, 3, 32, 32, generator=g) * 120 + 100 * y.view(-1, 1, 1, 1)).to(torch.uint8)    # two classes, one brighter
+    data = types.SimpleNamespace(x_train=x[:64], y_train=y[:64], x_test=x[64:], y_test=y[64:], num_classes=2)
+    run = lambda **kw: _peer()["train"](data, epochs=2, batch_size=16, knn_every=1, progress=False, **kw)
+    a, b = run(), run()
+    assert a["steps"] == 8 and [r["loss"] for r in a["history"]] == [r["loss"] for r in b["history"]]     # same seed, same run
+    assert all("knn_accuracy" in r for r in a["history"]) and 0 <= a["knn_accuracy"] <= 1 and a["knn_accuracy"] == b["knn_accuracy"]
+    c = run(decay="weights", joint_bn=True, warmup_epochs=1.)
+    start = 1e-3 / 0.6                                                          # epoch 1 (4 steps) is all warm-up
+    assert c["history"][0]["loss"] != a["history"][0]["loss"] and math.isclose(c["history"][0]["lr"], c["lr"] * (start + (1 - start) * 3 / 4))
+    from ssbnn.train import _split_decay
+    modules = (_peer()["resnet18"](), _peer()["head"]())
+    weights, others = _peer()["param_groups"](modules, "weights")
+    assert [id(p) for p in weights["params"]] == [id(p) for p in _split_decay(modules)[0]] and others["weight_decay"] == 0
+    assert [id(p) for p in others["params"]] == [id(p) for p in _split_decay(modules)[1]]

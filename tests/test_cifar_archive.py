@@ -68,6 +68,22 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
 
 
 @needs_archive
+def test_peer_simclr_runs_on_the_same_splits_as_ssbnn(tmp_path):
+    "The independent SimCLR loop (bench/peer_simclr.py) end to end on the archive; bad input exits 2 with one line."
+    cmd = [sys.executable, str(ROOT / "bench" / "peer_simclr.py"), "--archive", str(ARCHIVE), "--limit", "400", "--eval", "80",
+           "--val", "40", "--epochs", "1", "--batch-size", "64", "--workers", "1", "--device", "cpu", "--out", str(tmp_path / "peer.json")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path / "peer.json").read_text())
+    assert (res["train_images"], res["eval_images"], res["steps"], res["workers"]) == (280, 80, 4, 1)   # ssbnn's splits of 400
+    assert 0 <= res["knn_accuracy"] <= 1 and res["history"][0]["loss"] > 0 and res["device"].split()[0] == "cpu"
+    for bad, says in [(["--epochs", "0"], "--epochs must be at least 1, not 0"), (["--batch-size", "500"], "larger than the 280"),
+                      (["--device", "gpu"], "unknown device 'gpu'")]:
+        r = subprocess.run(cmd + bad, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and says in r.stderr, (bad, r.stderr)
+
+
+@needs_archive
 def test_prior_script_runs_on_cpu(tmp_path):
     out = tmp_path / "prior.json"
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "prior_cifar.py"), "--archive", str(ARCHIVE), "--limit", "600",
