@@ -187,7 +187,7 @@ active)
 peer)         # SimCLR as lightly trains it, in a loop of its own (bench/peer_simclr.py), with the simclr-sgd point's settings
   e=${EPOCHS:-50}; read -r -a extra <<< "${PEER:-}"; tag=$(echo "${PEER:-}" | tr -d ' -')
   timeout "$(lim 570)" python3 bench/peer_simclr.py --archive "$ARCHIVE" --epochs "$e" --warmup-epochs $(( e / 10 < 10 ? e / 10 : 10 )) \
-      --decay weights "${extra[@]}" --out "$OUT/peer/peer_simclr_cifar10_${e}ep${tag:+_$tag}.json" ;;
+      --decay weights --knn-every 5 "${extra[@]}" --out "$OUT/peer/peer_simclr_cifar10_${e}ep${tag:+_$tag}.json" ;;
 laplace)
   python3 bench/laplace_predict.py --inputs 150000 --out "$OUT/laplace/laplace_predict.json" ;;
 *) echo "unknown piece $piece: speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace (or queue, wait, salvage)"; exit 2 ;;

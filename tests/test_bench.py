@@ -321,8 +321,8 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     for name, setting in zip(points[::2], points[1::2]): bench["parse_point"](setting, bench["known_settings"]())
     assert len(points) == 10 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
     peer = [c for c in commands if "peer_simclr.py" in c]                            # the simclr-sgd point's warm-up: a tenth, at most 10
-    assert "--epochs 50 --warmup-epochs 5 --decay weights --out" in peer[0] and peer[0].endswith("/peer/peer_simclr_cifar10_50ep.json")
-    assert "--epochs 200 --warmup-epochs 10 --decay weights --joint-bn --knn-every 20" in peer[1] and peer[1].endswith("_200ep_jointbnknnevery20.json")
+    assert "--epochs 50 --warmup-epochs 5 --decay weights --knn-every 5 --out" in peer[0] and peer[0].endswith("/peer/peer_simclr_cifar10_50ep.json")
+    assert "--epochs 200 --warmup-epochs 10 --decay weights --knn-every 5 --joint-bn --knn-every 20" in peer[1] and peer[1].endswith("_200ep_jointbnknnevery20.json")
 
 
 def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_path):
