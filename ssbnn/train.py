@@ -152,6 +152,19 @@ class LARS(torch.optim.Optimizer):
                         g["trust_coefficient"], g["eps"], g["lars"], g["clip"])
         return loss
 
+    @torch.no_grad()
+    def capped(self) -> Tensor|None:
+        "The share (0-d tensor) of the tensors in clipping groups whose rate the clip holds at the scheduled one, for the gradients now in place; None if no group clips."
+        hit = []
+        for g in self.param_groups:
+            ps = [p for p in g["params"] if p.grad is not None]
+            if not (ps and g["lars"] and g["clip"]): continue
+            d = [p.grad for p in ps]
+            if g["weight_decay"]: d = torch._foreach_add(d, ps, alpha=g["weight_decay"])
+            w, n = torch.stack(torch._foreach_norm(ps)), torch.stack(torch._foreach_norm(d))
+            hit.append(~((w > 0) & (n > 0)) | (g["trust_coefficient"] * w / (n + g["eps"]) >= g["lr"]))
+        return torch.cat(hit).float().mean() if hit else None
+
     def __setstate__(self, state):
         "Groups saved before `clip` existed load with it off; a copy (pickled, deep-copied) updates eagerly."
         super().__setstate__(state)
@@ -468,10 +481,12 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
         logs = done % config.log_every == 0 or done == total or (monitor and done % every == 0)
         opt.zero_grad(set_to_none=True); loss.backward()
         before = [w.detach().clone() for w in ws] if logs else None    # a copy at log steps only
+        capped = opt.capped() if logs and isinstance(opt, LARS) else None   # the rates this step takes
         opt.step(); sched.step()
         if logs:
             if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)   # every rank stops
             rec, t_mon = {**_record(done, loss, terms, sched, time.time() - t0), **_moved(ws, before)}, time.time()
+            if capped is not None: rec["lars_capped"] = capped.item()
             if monitor and (done % every == 0 or done == total): rec.update(run.on_main(lambda: monitor(encoder)))
             t0 += time.time() - t_mon                                   # "seconds" counts training, not monitoring
             history.append(rec)
