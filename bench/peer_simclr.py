@@ -60,15 +60,25 @@ def nt_xent(z0, z1, t:float=0.5):
 
 
 def simclr_transform():
-    "lightly's SimCLRTransform(input_size=32, cj_strength=0.5, gaussian_blur=0): one PIL image -> one view (3,32,32)."
+    "lightly's SimCLRTransform(input_size=32, cj_strength=0.5, gaussian_blur=0) up to its ToTensor: a PIL image -> a PIL view."
     import torchvision.transforms as T
     return T.Compose([T.RandomResizedCrop(32, scale=(0.08, 1.)), T.RandomHorizontalFlip(),
-                      T.RandomApply([T.ColorJitter(0.4, 0.4, 0.4, 0.1)], p=0.8), T.RandomGrayscale(0.2),
-                      T.ToTensor(), T.Normalize(*IMAGENET)])
+                      T.RandomApply([T.ColorJitter(0.4, 0.4, 0.4, 0.1)], p=0.8), T.RandomGrayscale(0.2)])
+
+
+def normaliser(device) -> tuple:
+    "lightly's normalisation as (mean, std), each (1,3,1,1) on `device`, made once."
+    return tuple(torch.tensor(c, device=device).view(1, 3, 1, 1) for c in IMAGENET)
+
+
+def to_input(v:torch.Tensor, norm:tuple) -> torch.Tensor:
+    "The transform's last two steps, ToTensor and Normalize, where `norm` lives: uint8 views (B,32,32,3) -> float (B,3,32,32), channels-last."
+    x = v.to(norm[0].device, non_blocking=True).permute(0, 3, 1, 2).float().div(255)    # ToTensor's arithmetic, then Normalize's
+    return ((x - norm[0]) / norm[1]).contiguous(memory_format=torch.channels_last)
 
 
 class TwoViews(torch.utils.data.Dataset):
-    "uint8 images (N,3,32,32) as pairs of independently transformed views."
+    "uint8 images (N,3,32,32) as pairs of independently transformed uint8 views (32,32,3): 4x less shared memory than float."
     def __init__(self, x:torch.Tensor):
         self.x, self.tf = x.permute(0, 2, 3, 1).contiguous().numpy(), simclr_transform()
 
@@ -77,7 +87,28 @@ class TwoViews(torch.utils.data.Dataset):
     def __getitem__(self, i):
         from PIL import Image
         im = Image.fromarray(self.x[i])
-        return self.tf(im), self.tf(im)
+        return np.array(self.tf(im)), np.array(self.tf(im))              # writable copies, as collate wants
+
+
+class ChunkedEpochs(torch.utils.data.Sampler):
+    "Each epoch a fresh shuffle cut into batches of `batch_size` (the rest dropped), each handed out in chunks of at most `chunk` indices."
+    def __init__(self, n:int, batch_size:int, chunk:int, generator:torch.Generator):
+        self.n, self.batch_size, self.chunk, self.generator = n, batch_size, chunk, generator
+
+    def __len__(self): return self.n // self.batch_size * math.ceil(self.batch_size / self.chunk)
+
+    def __iter__(self):
+        perm = torch.randperm(self.n, generator=self.generator)
+        for b in range(self.n // self.batch_size):
+            yield from (c.tolist() for c in perm[b * self.batch_size:(b + 1) * self.batch_size].split(self.chunk))
+
+
+def batches(loader, per_batch:int, device):
+    "Whole batches of both views, (B,32,32,3) uint8 each on `device`, from a loader of a batch's chunks in turn."
+    parts = []
+    for a, b in loader:                              # small chunks: what the workers hold in shared memory stays small
+        parts.append((a.to(device, non_blocking=True), b.to(device, non_blocking=True)))
+        if len(parts) == per_batch: yield tuple(torch.cat(v) for v in zip(*parts)); parts = []
 
 
 def lr_factor(step:int, total:int, warmup:int, start:float, per_epoch:int) -> float:
@@ -99,12 +130,10 @@ def param_groups(modules, decay:str="all") -> list:
 def features(net:nn.Module, x:torch.Tensor, device, amp:bool, batch:int=1000) -> torch.Tensor:
     "Backbone features (N,512) of uint8 images (N,3,32,32), normalised as the views are, in eval mode."
     net.eval()
-    mean, std = (torch.tensor(v, device=device).view(1, 3, 1, 1) for v in IMAGENET)
-    out = []
+    norm, out = normaliser(device), []
     for i in range(0, len(x), batch):
-        xb = (x[i:i + batch].to(device).float() / 255 - mean) / std
         with torch.autocast(device.type, torch.bfloat16, enabled=amp):
-            out.append(net(xb.contiguous(memory_format=torch.channels_last)).float())
+            out.append(net(to_input(x[i:i + batch].permute(0, 2, 3, 1), norm)).float())
     net.train()
     return torch.cat(out)
 
@@ -123,7 +152,9 @@ def knn(net, data, device, amp:bool) -> float:
 
 def train(data, epochs:int=50, batch_size:int=1000, lr:float|None=None, weight_decay:float=5e-4, temperature:float=0.5,
           warmup_epochs:float=0., warmup_start:float=1e-3 / 0.6, decay:str="all", joint_bn:bool=False, knn_every:int=10,
-          workers:int=0, seed:int=0, device="cpu", amp:bool=True, progress:bool=True) -> dict:
+          workers:int=0, seed:int=0, device="cpu", amp:bool=True, progress:bool=True,
+          chunk:int=128, # images a worker hands over at a time: shared memory holds 2 chunks a worker (25 MB for 16)
+         ) -> dict:
     "Pretrain SimCLR on `data.x_train` as lightly does; the record: kNN curve, loss curve, speed (the network under 'net')."
     device = torch.device(device)
     amp = amp and device.type == "cuda"
@@ -131,10 +162,10 @@ def train(data, epochs:int=50, batch_size:int=1000, lr:float|None=None, weight_d
     net, proj = resnet18().to(device, memory_format=torch.channels_last), head().to(device)
     lr = 0.06 * batch_size / 128 if lr is None else lr
     opt = torch.optim.SGD(param_groups((net, proj), decay), lr=lr, momentum=0.9, weight_decay=weight_decay)
-    loader = torch.utils.data.DataLoader(TwoViews(data.x_train), batch_size=batch_size, shuffle=True, drop_last=True,
-                                         num_workers=workers, pin_memory=device.type == "cuda", persistent_workers=workers > 0,
-                                         generator=torch.Generator().manual_seed(seed), prefetch_factor=4 if workers else None)
-    per_epoch = len(loader)
+    sampler = ChunkedEpochs(len(data.x_train), batch_size, chunk, torch.Generator().manual_seed(seed))
+    loader = torch.utils.data.DataLoader(TwoViews(data.x_train), batch_sampler=sampler, num_workers=workers,
+                                         pin_memory=device.type == "cuda", persistent_workers=workers > 0)
+    per_epoch, norm = len(data.x_train) // batch_size, normaliser(device)
     total, warmup = epochs * per_epoch, round(warmup_epochs * per_epoch)
     history, step, t0 = [], 0, time.time()
     bar = range(epochs)
@@ -143,9 +174,9 @@ def train(data, epochs:int=50, batch_size:int=1000, lr:float|None=None, weight_d
         bar = tqdm(bar, desc="peer SimCLR", unit="epoch")
     for epoch in bar:
         te, losses = time.time(), []
-        for x0, x1 in loader:
+        for v0, v1 in batches(loader, math.ceil(batch_size / chunk), device):
             for g in opt.param_groups: g["lr"] = lr * lr_factor(step, total, warmup, warmup_start, per_epoch)
-            x0, x1 = (v.to(device, non_blocking=True).contiguous(memory_format=torch.channels_last) for v in (x0, x1))
+            x0, x1 = to_input(v0, norm), to_input(v1, norm)
             with torch.autocast(device.type, torch.bfloat16, enabled=amp):
                 if joint_bn: z0, z1 = proj(net(torch.cat([x0, x1]))).chunk(2)      # as ssbnn: both views one batch
                 else: z0, z1 = proj(net(x0)), proj(net(x1))                         # as lightly: each view on its own
@@ -160,7 +191,7 @@ def train(data, epochs:int=50, batch_size:int=1000, lr:float|None=None, weight_d
     s_epoch = float(np.mean([r["seconds"] for r in history[1:] or history]))   # the first epoch also starts the workers
     return {"method": "peer-simclr", "epochs": epochs, "batch_size": batch_size, "lr": lr, "weight_decay": weight_decay,
             "temperature": temperature, "warmup_epochs": warmup_epochs, "warmup_start": warmup_start, "decay": decay,
-            "joint_bn": joint_bn, "amp": amp, "workers": workers, "seed": seed, "train_images": len(data.x_train),
+            "joint_bn": joint_bn, "amp": amp, "workers": workers, "chunk": chunk, "seed": seed, "train_images": len(data.x_train),
             "eval_images": len(data.x_test), "steps": step, "seconds_per_epoch": s_epoch,
             "seconds_per_epoch_50k": s_epoch * 50_000 / len(data.x_train), "wall_seconds": time.time() - t0,
             "knn_accuracy": history[-1]["knn_accuracy"], "best_knn_accuracy": max(r.get("knn_accuracy", 0) for r in history),

@@ -369,6 +369,15 @@ def test_peer_simclr_parts_equal_their_references():
         opt.step(); sched.step()
     ssbnn = warmup_cosine(42, 4, 1e-3 / 0.6)                # with warm-up: ssbnn's schedule, step for step
     assert all(math.isclose(peer["lr_factor"](s, 42, 4, 1e-3 / 0.6, per_epoch), ssbnn(s), abs_tol=1e-12) for s in range(42))
+    import numpy as np, torchvision.transforms as T                       # lightly's ToTensor and Normalize, moved to the device
+    from PIL import Image
+    views = np.random.default_rng(0).integers(0, 256, (3, 32, 32, 3), dtype=np.uint8)
+    theirs = torch.stack([T.Compose([T.ToTensor(), T.Normalize(*peer["IMAGENET"])])(Image.fromarray(v)) for v in views])
+    assert torch.equal(peer["to_input"](torch.from_numpy(views), peer["normaliser"]("cpu")), theirs)
+    chunks = list(peer["ChunkedEpochs"](103, 20, 7, torch.Generator().manual_seed(0)))   # 5 batches of 20, in chunks of 7, 7, 6
+    assert [len(c) for c in chunks] == [7, 7, 6] * 5 and len(chunks) == len(peer["ChunkedEpochs"](103, 20, 7, None))
+    flat = sum(chunks, [])
+    assert len(set(flat)) == 100 and set(flat) <= set(range(103))                            # distinct: 3 images dropped
 
 
 def test_peer_simclr_trains_repeatably_and_splits_decay_as_ssbnn():
@@ -381,6 +390,8 @@ def test_peer_simclr_trains_repeatably_and_splits_decay_as_ssbnn():
     a, b = run(), run()
     assert a["steps"] == 8 and [r["loss"] for r in a["history"]] == [r["loss"] for r in b["history"]]     # same seed, same run
     assert all("knn_accuracy" in r for r in a["history"]) and 0 <= a["knn_accuracy"] <= 1 and a["knn_accuracy"] == b["knn_accuracy"]
+    chunked = run(chunk=5)                                  # workers' chunks of 5 images make the same batches of 16
+    assert [r["loss"] for r in chunked["history"]] == [r["loss"] for r in a["history"]]
     c = run(decay="weights", joint_bn=True, warmup_epochs=1.)
     start = 1e-3 / 0.6                                                          # epoch 1 (4 steps) is all warm-up
     assert c["history"][0]["loss"] != a["history"][0]["loss"] and math.isclose(c["history"][0]["lr"], c["lr"] * (start + (1 - start) * 3 / 4))
