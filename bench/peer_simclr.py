@@ -13,7 +13,7 @@ ssbnn only reads and splits the archive, so the kNN is measured on the same 44,0
 `bench/pretrain_cifar.py`'s. Run with the settings of the `simclr-sgd` sweep point (the same recipe through ssbnn's
 pipeline), it says whether the gap to lightly's 0.85 is the pipeline's (augmentation, network, loop) or the recipe's.
 """
-import argparse, json, math, os, runpy, sys, time
+import argparse, functools, json, math, os, runpy, sys, time
 from pathlib import Path
 
 import numpy as np
@@ -138,9 +138,15 @@ def features(net:nn.Module, x:torch.Tensor, device, amp:bool, batch:int=1000) ->
     return torch.cat(out)
 
 
+@functools.cache
+def lightly_knn():
+    "lightly's `knn_predict` (tests/peers/lightly/knn.py, copied from lightly), loaded once."
+    return runpy.run_path(str(HERE.parent / "tests" / "peers" / "lightly" / "knn.py"))["knn_predict"]
+
+
 def knn(net, data, device, amp:bool) -> float:
     "lightly's kNN accuracy (k 200, t 0.1) of the test split with the training split as memory bank."
-    predict = runpy.run_path(str(HERE.parent / "tests" / "peers" / "lightly" / "knn.py"))["knn_predict"]
+    predict = lightly_knn()
     bank = F.normalize(features(net, data.x_train, device, amp), dim=1)
     q = F.normalize(features(net, data.x_test, device, amp), dim=1)
     y_bank, y = data.y_train.to(device), data.y_test.to(device)

@@ -97,6 +97,11 @@ class PretrainConfig:
                              log_every=50, monitor_every=max(1., epochs / 20)), **kw})
 
 # %% ../nbs/07_train.ipynb #ef5a993a
+def _trust_ratio(ps:list, d:list, trust:float, eps:float) -> tuple:
+    "Each tensor's trust ratio trust * |w| / (|d| + eps), `(n,)`, and whether both norms are positive (elsewhere the ratio is 1)."
+    w, n = torch.stack(torch._foreach_norm(ps)), torch.stack(torch._foreach_norm(d))
+    return trust * w / (n + eps), (w > 0) & (n > 0)
+
 @torch.no_grad()
 def _lars_update(ps:list, # the tensors to update in place
                  grads:list, # their gradients
@@ -108,10 +113,9 @@ def _lars_update(ps:list, # the tensors to update in place
     torch._foreach_copy_(d, grads)
     if weight_decay: torch._foreach_add_(d, ps, alpha=weight_decay)
     if lars:
-        w, n = torch.stack(torch._foreach_norm(ps)), torch.stack(torch._foreach_norm(d))
-        ratio = trust * w / (n + eps)
+        ratio, ok = _trust_ratio(ps, d, trust, eps)
         if clip: ratio = (ratio / lr).clamp(max=1.)                          # the rate lr * ratio is at most lr
-        ratio = torch.where((w > 0) & (n > 0), ratio, 1.)
+        ratio = torch.where(ok, ratio, 1.)
         torch._foreach_mul_(d, list(ratio.unbind()))
     torch._foreach_mul_(bufs, momentum); torch._foreach_add_(bufs, d)
     if isinstance(lr, Tensor): torch._foreach_sub_(ps, torch._foreach_mul(bufs, lr))
@@ -161,8 +165,8 @@ class LARS(torch.optim.Optimizer):
             if not (ps and g["lars"] and g["clip"]): continue
             d = [p.grad for p in ps]
             if g["weight_decay"]: d = torch._foreach_add(d, ps, alpha=g["weight_decay"])
-            w, n = torch.stack(torch._foreach_norm(ps)), torch.stack(torch._foreach_norm(d))
-            hit.append(~((w > 0) & (n > 0)) | (g["trust_coefficient"] * w / (n + g["eps"]) >= g["lr"]))
+            ratio, ok = _trust_ratio(ps, d, g["trust_coefficient"], g["eps"])
+            hit.append(~ok | (ratio >= g["lr"]))                               # the update's clip: ratio / lr capped at 1
         return torch.cat(hit).float().mean() if hit else None
 
     def __setstate__(self, state):

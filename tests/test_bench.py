@@ -396,7 +396,8 @@ def test_peer_simclr_trains_repeatably_and_splits_decay_as_ssbnn():
     start = 1e-3 / 0.6                                                          # epoch 1 (4 steps) is all warm-up
     assert c["history"][0]["loss"] != a["history"][0]["loss"] and math.isclose(c["history"][0]["lr"], c["lr"] * (start + (1 - start) * 3 / 4))
     from ssbnn.train import _split_decay
-    modules = (_peer()["resnet18"](), _peer()["head"]())
-    weights, others = _peer()["param_groups"](modules, "weights")
+    peer = _peer()
+    modules = (peer["resnet18"](), peer["head"]())
+    weights, others = peer["param_groups"](modules, "weights")
     assert [id(p) for p in weights["params"]] == [id(p) for p in _split_decay(modules)[0]] and others["weight_decay"] == 0
     assert [id(p) for p in others["params"]] == [id(p) for p in _split_decay(modules)[1]]
