@@ -231,7 +231,6 @@ def main(argv=None):
     for name in ("epochs", "batch_size", "knn_every"):
         if getattr(a, name) < 1: fail("peer_simclr", f"--{name.replace('_', '-')} must be at least 1, not {getattr(a, name)}")
     if a.workers is not None and a.workers < 0: fail("peer_simclr", f"--workers must be 0 or more, not {a.workers}")
-    a.torchvision_root = None
     from ssbnn._utils import atomic_write, environment, get_device
     data, read_s = cifar_splits(a, "peer_simclr")
     if a.batch_size > len(data.x_train): fail("peer_simclr", f"--batch-size {a.batch_size} is larger than the {len(data.x_train)} training images")
