@@ -3,7 +3,7 @@
 Skipped where Chromium or smalldocs (Python >= 3.11) is not installed (`.ci/run` installs Debian's `chromium`). Screenshots of the home page and a
 module page are saved to tests/artifacts/.
 """
-import importlib.util, json, re, shutil, subprocess, sys
+import hashlib, importlib.util, json, os, re, shutil, subprocess, sys, tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit, unquote
@@ -15,7 +15,7 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)"),
               pytest.mark.skipif(importlib.util.find_spec("smalldocs") is None,
                                  reason="smalldocs renders the site and needs Python >= 3.11 (pip install smalldocs)"),
-              pytest.mark.xdist_group("docs")]               # one worker builds the site once
+              pytest.mark.xdist_group("docs")]               # one worker for this module, where xdist honours it
 
 
 class _Page(HTMLParser):
@@ -36,9 +36,17 @@ def _parse(path:Path) -> _Page:
 
 @pytest.fixture(scope="module")
 def site() -> Path:
-    "Build the site once for this module."
-    r = subprocess.run([sys.executable, "tools/build_docs.py"], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    "Build the site once per test run, under a lock: `pytest -n` workers would otherwise build into `_proc/` together."
+    from filelock import FileLock                     # torch's own dependency
+    # pytest 9.2 with pytest-xdist 3.8 ignores the module's xdist_group (pytest-dev/pytest-xdist#1386), so several
+    # workers can reach this fixture; the first builds and stamps the run's id, the others wait and reuse the site.
+    run, key = os.environ.get("PYTEST_XDIST_TESTRUNUID"), hashlib.sha1(str(ROOT).encode()).hexdigest()[:12]
+    stamp = Path(tempfile.gettempdir()) / f"ssbnn-docs-{key}.run"
+    with FileLock(str(stamp.with_suffix(".lock"))):
+        if run is None or not stamp.exists() or stamp.read_text() != run:
+            r = subprocess.run([sys.executable, "tools/build_docs.py"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+            assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+            stamp.write_text(run or "")
     return ROOT / "_docs"
 
 
