@@ -63,9 +63,9 @@ def plot_reliability(probs:dict, y:Tensor, n_bins:int=10, axs=None):
     if axs is None: _, axs = plt.subplots(1, len(probs), figsize=(3.4 * len(probs), 3.5), squeeze=False)
     axs = np.ravel(axs)
     for ax, (name, p) in zip(axs, probs.items()):
-        r, w = reliability(p, y, n_bins), 1 / n_bins
+        r, w = {k: v.numpy() for k, v in reliability(p, y, n_bins).items()}, 1 / n_bins   # matplotlib takes NumPy
         m = r["count"] > 0
-        centres = (torch.arange(n_bins) + 0.5) * w
+        centres = (np.arange(n_bins) + 0.5) * w
         ax.bar(centres[m], r["accuracy"][m], width=w, edgecolor="k", alpha=0.7, label="accuracy")
         ax.bar(centres[m], (r["confidence"] - r["accuracy"])[m], bottom=r["accuracy"][m], width=w, color="C3", alpha=0.3, label="gap")
         ax.plot([0, 1], [0, 1], "k--", lw=1)
