@@ -3,7 +3,7 @@
 Skipped where Chromium or smalldocs (Python >= 3.11) is not installed (`.ci/run` installs Debian's `chromium`). Screenshots of the home page and a
 module page are saved to tests/artifacts/.
 """
-import hashlib, importlib.util, json, os, re, shutil, subprocess, sys, tempfile
+import importlib.util, json, os, re, shutil, subprocess, sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit, unquote
@@ -34,19 +34,22 @@ def _parse(path:Path) -> _Page:
     p = _Page(); p.feed(path.read_text(errors="replace")); return p
 
 
+def _build_site() -> Path:
+    r = subprocess.run([sys.executable, "tools/build_docs.py"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return ROOT / "_docs"
+
+
 @pytest.fixture(scope="module")
-def site() -> Path:
-    "Build the site once per test run, under a lock: `pytest -n` workers would otherwise build into `_proc/` together."
-    from filelock import FileLock                     # torch's own dependency
+def site(tmp_path_factory) -> Path:
+    "Build the site once per test run; under `pytest -n`, once for all workers (they would build into `_proc/` together)."
+    if "PYTEST_XDIST_WORKER" not in os.environ: return _build_site()
     # pytest 9.2 with pytest-xdist 3.8 ignores the module's xdist_group (pytest-dev/pytest-xdist#1386), so several
-    # workers can reach this fixture; the first builds and stamps the run's id, the others wait and reuse the site.
-    run, key = os.environ.get("PYTEST_XDIST_TESTRUNUID"), hashlib.sha1(str(ROOT).encode()).hexdigest()[:12]
-    stamp = Path(tempfile.gettempdir()) / f"ssbnn-docs-{key}.run"
-    with FileLock(str(stamp.with_suffix(".lock"))):
-        if run is None or not stamp.exists() or stamp.read_text() != run:
-            r = subprocess.run([sys.executable, "tools/build_docs.py"], cwd=ROOT, capture_output=True, text=True, timeout=600)
-            assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-            stamp.write_text(run or "")
+    # workers can reach this fixture: xdist's documented pattern, a file lock in the run's shared temporary folder.
+    from filelock import FileLock                     # torch's own dependency
+    built = tmp_path_factory.getbasetemp().parent / "docs-built"
+    with FileLock(f"{built}.lock"):
+        if not built.exists(): _build_site(); built.touch()
     return ROOT / "_docs"
 
 
