@@ -18,7 +18,7 @@ from .data import check_images, check_labelled
 from .augment import DigitsAugment
 from .models import DigitsCNN, Classifier
 from .features import encode
-from .posterior import LaplacePosterior
+from .posterior import LaplacePosterior, HessianStructure
 
 # %% auto #0
 __all__ = ['METHODS', 'Method', 'MAPConfig', 'train_map', 'MAPClassifier', 'LastLayerLaplace', 'DeepEnsemble', 'SWAGMoments',
@@ -117,7 +117,8 @@ class MAPClassifier:
 # %% ../nbs/10_baselines.ipynb #a12a4955
 class LastLayerLaplace:
     "Post-hoc last-layer Laplace approximation of a fitted MAP classifier, with the readout's settings."
-    def __init__(self, map_model:MAPClassifier, hessian="full"):
+    def __init__(self, map_model:MAPClassifier,
+                 hessian=None): # a `HessianStructure`; None: the readout's, full up to 10 classes, Kronecker-factored above
         self.map, self.hessian, self.posterior = map_model, hessian, None
 
     def fit(self, x, y, val, num_classes:int|None=None):
@@ -125,7 +126,7 @@ class LastLayerLaplace:
         x, y, xv, yv, c = check_labelled(x, y, val, num_classes)
         if self.map.model is None: self.map.fit(x, y, (xv, yv), c)
         enc = self.map.model.encoder
-        self.posterior = LaplacePosterior(hessian=self.hessian, head=self.map.model.head)
+        self.posterior = LaplacePosterior(hessian=self.hessian or HessianStructure.for_classes(c), head=self.map.model.head)
         self.posterior.fit(encode(enc, x), y, (encode(enc, xv), yv), c)
         return self
 
@@ -218,8 +219,10 @@ class SWAGConfig:
 
 def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:SWAGConfig, batch_size:int, gen) -> SWAGMoments:
     "Run SGD from the current weights of `model`, collecting `snapshots_per_epoch` snapshots per epoch."
-    bs = max(1, min(batch_size, -(-len(y) // config.snapshots_per_epoch)))          # >= snapshots_per_epoch steps per epoch
-    every = max(1, (-(-len(y) // bs)) // config.snapshots_per_epoch)
+    per = config.snapshots_per_epoch
+    bs = max(1, min(batch_size, -(-len(y) // per)))         # at least `per` steps an epoch (from 10 images when `per` is 4)
+    steps = -(-len(y) // bs)
+    take = {-(-(j + 1) * steps // per) - 1 for j in range(per)}       # the last step of each of `per` near-equal runs
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=config.momentum)
     mom = SWAGMoments(sum(p.numel() for p in model.parameters()), config.rank, x.device)
     for _ in range(config.epochs):
@@ -227,7 +230,7 @@ def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:
         for k, b in enumerate(torch.randperm(len(y), generator=gen, device=x.device).split(bs)):
             xb = augment(x[b], gen) if augment is not None else x[b]
             loss = F.cross_entropy(model(xb), y[b]); opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
-            if (k + 1) % every == 0: mom.collect(torch.cat([p.detach().reshape(-1) for p in model.parameters()]))
+            if k in take: mom.collect(torch.cat([p.detach().reshape(-1) for p in model.parameters()]))
     return mom
 
 # %% ../nbs/10_baselines.ipynb #c20f56ea

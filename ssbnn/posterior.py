@@ -106,6 +106,11 @@ class HessianStructure(str, Enum):
     KRON = "kron" # Kronecker-factored: the paper's choice for 100 classes
     DIAG = "diag" # diagonal
 
+    @classmethod
+    def for_classes(cls, num_classes:int) -> "HessianStructure":
+        "The paper's structure for `num_classes` classes: full up to 10, Kronecker-factored above (appendix B.1.2)."
+        return cls.FULL if num_classes <= 10 else cls.KRON
+
 _HARMLESS = ".*(link_approx|jit.script|deprecated).*"   # laplace-torch's import-time and probit-default warnings
 
 def make_laplace(head:nn.Linear, hessian="full"):

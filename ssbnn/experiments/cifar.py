@@ -17,7 +17,7 @@ from ..elbo import ContrastiveELBO, NTXent
 from ..train import PretrainConfig, pretrain
 from ..features import KNNMonitor
 from ..metrics import evaluate
-from ..posterior import LaplacePosterior
+from ..posterior import LaplacePosterior, HessianStructure
 from ..core import SSBNN
 
 # %% auto #0
@@ -55,7 +55,7 @@ def cifar_ssbnn(num_classes:int=10, # 10 (full-covariance Laplace) or more (Kron
         head = ProjectionHead(net.dim, head_width, 128)
     tau_p = tau_p or (RECIPE_TAU_P if num_classes <= 10 else paper_tau_p(num_classes))
     return SSBNN(net, head, SimCLRAugment(crops=crops), objective if objective is not None else ContrastiveELBO(tau, prior_std=1 / tau_p, mean=mean, learn_tau=learn_tau),
-                 posterior=LaplacePosterior(hessian="full" if num_classes <= 10 else "kron"), device=device, seed=seed)
+                 posterior=LaplacePosterior(hessian=HessianStructure.for_classes(num_classes)), device=device, seed=seed)
 
 # %% ../../nbs/experiments/02_cifar.ipynb #054e318d
 def kornia_simclr():
