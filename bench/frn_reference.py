@@ -32,10 +32,11 @@ def draw_params(names, shapes, seed:int, var:float) -> dict:
 
 
 def ours_logits(activation:str, params:dict, x:np.ndarray) -> np.ndarray:
-    "ssbnn's ResNet20FRN with bnn_hmc's parameters `params` on channels-last images `x` `(N,32,32,3)`: logits `(N,10)`."
+    "ssbnn's ResNet20FRN with bnn_hmc's parameters `params` on normalised channels-last images `x` `(N,32,32,3)`: logits `(N,10)`."
     import torch
     from ssbnn.models import ResNet20FRN, load_haiku_params
-    net = load_haiku_params(ResNet20FRN(activation=activation), params).eval()
+    as_given = dict(mean=(0.,) * 3, std=(1.,) * 3)          # bnn_hmc's network takes images its data pipeline has normalised
+    net = load_haiku_params(ResNet20FRN(activation=activation, **as_given), params).eval()
     with torch.no_grad(): return net(torch.from_numpy(np.ascontiguousarray(x)).permute(0, 3, 1, 2)).numpy()
 
 

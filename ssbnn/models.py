@@ -13,8 +13,9 @@ from torch import nn, Tensor
 from ._utils import rebuildable, as_option
 
 # %% auto #0
-__all__ = ['CIFAR10_MEAN', 'CIFAR10_STD', 'DigitsCNN', 'check_channels', 'ProjectionHead', 'Normalize', 'CIFARResNet18',
-           'Classifier', 'FRN', 'Activation', 'ResNet20FRN', 'load_haiku_params']
+__all__ = ['CIFAR10_MEAN', 'CIFAR10_STD', 'BNN_HMC_CIFAR_MEAN', 'BNN_HMC_CIFAR_STD', 'DigitsCNN', 'check_channels',
+           'ProjectionHead', 'Normalize', 'CIFARResNet18', 'Classifier', 'FRN', 'Activation', 'ResNet20FRN',
+           'load_haiku_params']
 
 # %% ../nbs/03_models.ipynb #b71eabaa
 def _conv_block(c_in:int, c_out:int) -> nn.Sequential:
@@ -138,13 +139,22 @@ class _Block(nn.Module):
 
     def forward(self, x:Tensor) -> Tensor: return self.act(self.short(x) + self.f2(self.act(self.f1(x))))
 
+BNN_HMC_CIFAR_MEAN, BNN_HMC_CIFAR_STD = (0.49, 0.48, 0.44), (0.2, 0.2, 0.2)   # bnn_hmc's `data_utils`, CIFAR-10 and -100
+
 @rebuildable
 class ResNet20FRN(nn.Module):
     "Izmailov et al.'s ResNet-20-FRN (bnn_hmc): 3 stages of 3 residual blocks, 16/32/64 channels, FRN instead of batch norm."
     def __init__(self, in_channels:int=3,
                  num_classes:int=10, # 0: no head, the 64-d features (an encoder, as for the SS prior of the paper's Table 1)
-                 activation:Activation|str="swish"):
+                 activation:Activation|str="swish",
+                 mean:tuple|None=None, std:tuple|None=None, # per-channel input normalisation; None: bnn_hmc's for 3 channels, else none
+                ):
         super().__init__()
+        if (mean is None) != (std is None): raise ValueError("give ResNet20FRN both mean and std, or neither")
+        if mean is None and in_channels == 3: mean, std = BNN_HMC_CIFAR_MEAN, BNN_HMC_CIFAR_STD
+        if mean is not None and not len(mean) == len(std) == in_channels:
+            raise ValueError(f"mean and std need one value per input channel ({in_channels}); got {len(mean)} and {len(std)}")
+        self.norm = Normalize(mean, std) if mean is not None else nn.Identity()
         self.activation = act = as_option(Activation, activation, "activation")
         layers, c = [_layer(in_channels, 16), _ACTIVATIONS[act]()], 16
         for i, width in enumerate((16, 32, 64)):
@@ -153,7 +163,7 @@ class ResNet20FRN(nn.Module):
         self.body = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
         self.head, self.dim = _haiku_init(nn.Linear(64, num_classes)) if num_classes else nn.Identity(), 64
 
-    def forward(self, x:Tensor) -> Tensor: return self.head(self.body(x))
+    def forward(self, x:Tensor) -> Tensor: return self.head(self.body(self.norm(x)))
 
 # %% ../nbs/03_models.ipynb #005569e3
 def load_haiku_params(net:ResNet20FRN, params:dict) -> ResNet20FRN: # bnn_hmc's Haiku parameters {module: {name: array}}

@@ -116,11 +116,18 @@ def prior_score(rho1:Tensor, rho2:Tensor, rho3:Tensor) -> float:
     return (above * below).sum().item() / (len(r1) * len(r2) * len(r3))
 
 # %% ../nbs/11_prior.ipynb #147b1200
-def prior_score_ci(rho1:Tensor, rho2:Tensor, rho3:Tensor, n_boot:int=500, level:float=0.95, seed:int=0) -> tuple:
+def prior_score_ci(rho1:Tensor, rho2:Tensor, rho3:Tensor, n_boot:int=500, level:float=0.95, seed:int=0,
+                   paired:bool=True, # pair i of every group shares its base image (`make_pairs`): resample the bases
+                  ) -> tuple:
     "The score and a percentile bootstrap interval over the pairs: (alpha, low, high)."
     g = torch.Generator().manual_seed(seed)
     rs = [r.double().cpu() for r in (rho1, rho2, rho3)]
-    boots = sorted(prior_score(*(r[torch.randint(len(r), (len(r),), generator=g)] for r in rs)) for _ in range(n_boot))
+    if paired and len({len(r) for r in rs}) > 1:
+        raise ValueError(f"paired groups need equal sizes, not {[len(r) for r in rs]}; pass paired=False for independent groups")
+    def resample() -> list:
+        shared = torch.randint(len(rs[0]), (len(rs[0]),), generator=g) if paired else None
+        return [r[shared if paired else torch.randint(len(r), (len(r),), generator=g)] for r in rs]
+    boots = sorted(prior_score(*resample()) for _ in range(n_boot))
     lo, hi = boots[int((1 - level) / 2 * n_boot)], boots[int((1 + level) / 2 * n_boot) - 1]
     return prior_score(*rs), lo, hi
 
