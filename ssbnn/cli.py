@@ -187,7 +187,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
                    "label seeds take in turn (default: one per seed, as the paper's standard errors need; 1 shares one between them)")
     p.add_argument("--methods", default=",".join(EvalConfig.methods), help="comma-separated names of registered methods "
                    f"(default {','.join(EvalConfig.methods)})")
-    p.add_argument("--corruptions", default="all", help="'all', 'none' or a comma-separated list")
+    p.add_argument("--corruptions", default="all", help="'all', 'none' or a comma-separated list (default all)")
     p.add_argument("--no-ood", dest="ood", action="store_false", help="skip OOD detection (no AUROC): on a CPU, encoding the OOD "
                    "images can take longer than the rest of a small evaluation")
     p.add_argument("--keep-predictions", default="", metavar="METHODS", help="comma-separated methods whose runs' predictions (float16 "
@@ -293,7 +293,7 @@ def pretrain_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=_number(int, low=0), default=0, help="use a random subset of this many images (smoke tests; default 0: all)")
     p.add_argument("--resume-changing", default="", help="resume a checkpoint although these settings changed, e.g. 'lr' after a "
                    f"non-finite loss (comma-separated; any of {', '.join(k.replace('_', '-') for k in PretrainConfig.CHANGEABLE)})")
-    p.add_argument("--no-compile", action="store_true", help="do not torch.compile the encoder")
+    p.add_argument("--no-compile", action="store_true", help="do not torch.compile the training step (encoder, head, objective) or the augmentation")
     p.add_argument("--sync-bn", action="store_true", help="under torchrun: batch norm over all GPUs' views (SimCLR's global BN)")
     p.add_argument("--tensorboard", action="store_true", help='also write the curves as TensorBoard events into OUT/tensorboard '
                    '(needs pip install "ssbnn[tensorboard]")')

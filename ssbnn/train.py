@@ -51,8 +51,8 @@ class PretrainConfig:
     seed: int = 0 # seed of the loop's generator (tasks, augmentations, W^c noise)
     device: str = "auto" # 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'
     amp: bool = True # bf16 autocast on CUDA; ignored elsewhere
-    checkpoint_every: int = 100 # steps between checkpoints when a checkpoint path is given...
-    checkpoint_minutes: float = 5. # ...and at most this many minutes between them (checked at log steps)
+    checkpoint_every: int = 100 # steps between checkpoints when a checkpoint path is given
+    checkpoint_minutes: float = 5. # the most minutes between checkpoints, whatever `checkpoint_every` (checked at log steps)
     max_minutes: float = 0. # stop after this many minutes of training, checkpointed, to resume later (0: no limit)
     log_every: int = 10 # steps between history records (and checks for a non-finite loss)
     optimizer: str = "adamw" # an `Optimizer`: 'adamw', 'lars' or 'sgd'

@@ -25,11 +25,11 @@ __all__ = ['PAPER_TAU_P', 'RECIPE_TAU_P', 'paper_tau_p', 'Encoder', 'cifar_ssbnn
            'benchmark_pretraining', 'profile_pretraining']
 
 # %% ../../nbs/experiments/02_cifar.ipynb #4a035c17
-PAPER_TAU_P = 0.65 # appendix B.1.2's W^c prior temperature for CIFAR-10 (0.6 for CIFAR-100: `paper_tau_p`)
+PAPER_TAU_P = 0.65 # appendix B.1.2's prior temperature for CIFAR-10 (0.6 for CIFAR-100: `paper_tau_p`), its prior on theta^t read as W^c's
 RECIPE_TAU_P = 4. # ours for CIFAR-10: the best point of the H100 sweep below (kNN 0.670 against 0.566 after 50 epochs)
 
 def paper_tau_p(num_classes:int) -> float:
-    "Appendix B.1.2's W^c prior temperature: `PAPER_TAU_P` for CIFAR-10, 0.6 for CIFAR-100."
+    "Appendix B.1.2's prior temperature (read as W^c's, `elbo`): `PAPER_TAU_P` for CIFAR-10, 0.6 for CIFAR-100."
     return PAPER_TAU_P if num_classes <= 10 else 0.6
 
 class Encoder(str, Enum):
@@ -103,7 +103,7 @@ def _laplace_records(model:SSBNN, data:ImageSplits, budgets, seeds=(0,)) -> list
 def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val (Laplace prior) and test (evaluation) splits
                           epochs:float=50., # pretraining epochs
                           batch_size:int=1000, # images per task
-                          compile:bool=True, # torch.compile the encoder
+                          compile:bool=True, # torch.compile the training step and the augmentation (`PretrainConfig.compile`)
                           budgets=(50, 500, 5000), # label budgets for the Laplace readout
                           star_labels:int=0, # > 0: pretrain SS-BNN* with this many labels instead
                           ntxent_tau:float=0., # > 0: pretrain with NT-Xent at this temperature (SimCLR) instead
@@ -134,7 +134,7 @@ def benchmark_pretraining(data:ImageSplits, # train (unlabelled + kNN bank), val
     steps_per_epoch = cfg.steps(len(data.x_train)) / epochs
     vps = _throughput(model.history_, batch_size, skip=round(steps_per_epoch))
     method = "simclr" if ntxent_tau else "ss-bnn*" if star_labels else "ss-bnn"
-    out = {"dataset": data.name, "method": method, "epochs": epochs, "batch_size": batch_size, "ntxent_tau": ntxent_tau,
+    out = {"dataset": data.name, "method": method, "epochs": epochs, "seed": seed, "batch_size": batch_size, "ntxent_tau": ntxent_tau,
            "compile": compile, "compile_mode": cfg.compile_mode, "star_labels": star_labels, "lars_trust": cfg.lars_trust, "lars_clip": cfg.lars_clip, "lr": cfg.lr,
            "optimizer": cfg.optimizer, "weight_decay": cfg.weight_decay, "fused_optimizer": cfg.fused_optimizer and device.type == "cuda",
            "prior_std": getattr(model.elbo, "prior_std", None), "tau_init": tau, "learn_tau": learn_tau, "mean": getattr(getattr(model.elbo, "mean", None), "value", None), "head_width": head_width, "crops": crops, "train_images": len(data.x_train), "eval_images": len(data.x_test),
