@@ -34,8 +34,9 @@
 #                     to lightly's kNN is ssbnn's pipeline or the recipe; PEER adds flags (e.g. '--joint-bn', named in the record)
 # Issue 16 (the paper's tables), after issue 13:
 #   rho     (~2 min)  rho under the BNN prior timed eight ways (bench/rho_speed.py, 512 networks): the fastest sets table1's flags
-#   table1  (~9 min)  Table 1 (bench/prior_cifar.py): the SS prior's ResNet-20-FRN pretrained for EPOCHS (200) at batch 500, and
-#                     8,192 BNN-prior networks run the way `rho` found fastest
+#   table1  (~15 min) Table 1 (bench/prior_cifar.py): the SS prior's ResNet-20-FRN pretrained for EPOCHS (200) at batch 500, and
+#                     8,192 BNN-prior networks run the way `rho` found fastest (2 priors x 3 groups: ~12 min at the 2026-11-24
+#                     rate, so queue it, `queue rho table1`, unless rho's compiled variants are much faster)
 #   ddp     (~8 min)  the one-GPU overhead of the DDP path (bench/ddp_overhead.py, 10 epochs, 2 runs of each kind), then one
 #                     pair with SyncBatchNorm; each record says what ran (backend, SyncBatchNorm layers, compiled graphs)
 #   chain   (9 min)   one piece of an EPOCHS (1000) SS-BNN pretraining with SEED (0) in /tmp/runs on the warm machine; run it
@@ -63,7 +64,12 @@ evaluation_back() {  # WORK DEST: an evaluation's records, and its kept predicti
   if [ -d "$1/predictions" ]; then tar -C "$1" -cf - predictions | split -b 15M -d -a 1 - "$2/predictions.tar."; fi; return 0
 }
 lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
-lim() { if [ -n "${QUEUED:-}" ]; then echo "${2:-1740}"; else echo "$1"; fi; }   # CALL [QUEUED]: queued, a piece is not bound by one call's 10 minutes
+lim() {   # DEADLINE [QUEUED]: seconds left until DEADLINE s after this script started (device_env.sh's install counts), at least 1;
+          # queued, QUEUED (1740) from now: a queued piece is not bound by one call's 10 minutes
+  if [ -n "${QUEUED:-}" ]; then echo "${2:-1740}"; else local left=$(( $1 - SECONDS )); echo $(( left > 0 ? left : 1 )); fi; }
+fail=0
+note() { [ "$fail" -ne 0 ] || fail=$1; }                 # a piece exits with the status of its first failed command
+step() { "$@"; local rc=$?; [ "$rc" -eq 0 ] || note "$rc"; return "$rc"; }
 case $piece in
 queue)        # the pieces named, one after another, in a process of their own that outlives this call (setsid)
   shift; [ $# -gt 0 ] || { echo "queue: name the pieces, e.g. queue 'SEED=0 chain' 'SEEDS=0 evaluate'"; exit 2; }
@@ -79,7 +85,7 @@ _run)         # the queue's own process: each item is `[VAR=VALUE ...] PIECE`, i
   while IFS= read -r item; do
     n=$((n + 1)); start=$(date +%s); echo "=== $n: $item ($(date -u +%T))"; echo "$n: $item" > "$Q/current"
     (if [ "${item% *}" != "$item" ]; then eval "export ${item% *}"; fi
-     OUT=$Q/out/$n QUEUED=1 exec bash "$Q/pieces.sh" "${item##* }")
+     OUT=$Q/out/$n QUEUED=1 exec bash "$Q/pieces.sh" "${item##* }" < /dev/null)
     echo "$n $? $(( $(date +%s) - start )) $item" >> "$Q/status"
   done < "$Q/items"
   echo "=== queue finished ($(date -u +%T))"; rm -f "$Q/current"; touch "$Q/finished"; exit 0 ;;
@@ -116,18 +122,20 @@ esac
 mkdir -p "$OUT/$piece" "$KEEP/$piece"
 case $piece in
 speed)
-  python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
+  step python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
       --point after crops=clamped --point after-seed1 seed=1,crops=clamped
-  (cd .devdata/before && PYTHONPATH=${SITE:-/tmp/site}:. python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" \
-      --out "$OUT/speed/before.json")
-  python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \
+  before=${BEFORE:-.devdata/before}                  # the tree before the speed work (4e4ebcf), put there by tools/device_prep.sh
+  [ -d "$before" ] || echo "speed: $before is missing: run bash tools/device_prep.sh here and carry .devdata"
+  (cd "$before" && PYTHONPATH=${SITE:-/tmp/site}:. python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" \
+      --out "$OUT/speed/before.json") || note $?
+  step python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \
       --noise "$OUT/speed/after-seed1.json" --out "$OUT/speed/compare.json" ;;
 modes)
-  timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 0 --out-dir "$OUT/modes" \
+  step timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 0 --out-dir "$OUT/modes" \
       --point default compile_mode=default --point autotune compile_mode=max-autotune-no-cudagraphs \
       --point graphs compile_mode=reduce-overhead ;;
 optim)
-  timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --fused-optimizer \
+  step timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --fused-optimizer \
       --out-dir "$OUT/optim" --point eager fused_optimizer=0 --point fused fused_optimizer=1 ;;
 sweep)
   read -r -a pts <<< "${POINTS:-lr2.4 lr=2.4 wd1e-5 weight_decay=1e-5 wd5e-4 weight_decay=5e-4 sgd optimizer=sgd,lr=0.47,weight_decay=5e-4 simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5}"
@@ -135,39 +143,39 @@ sweep)
   for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped
     [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$KEEP/sweep/"
   done
-  timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
+  step timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
       --out-dir "$KEEP/sweep" "${args[@]}"
   for ((i = 0; i < ${#pts[@]}; i += 2)); do cp "$KEEP/sweep/${pts[i]}.json" "$OUT/sweep/" 2>/dev/null; done ;;   # only the asked-for
 long)
   common=(--archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --budgets 50,500,5000 --label-seeds 3 --profile-steps 0)
   if [ "${RECIPE:-}" = best ]; then          # the sweep's best SS-BNN point: its record is <point>-<EPOCHS>ep.json
-    python3 bench/pretrain_cifar.py "${common[@]}" --best-of "$KEEP/sweep" bench/results/sweep_cifar10_50ep --out-dir "$OUT/long"
+    step python3 bench/pretrain_cifar.py "${common[@]}" --best-of "$KEEP/sweep" bench/results/sweep_cifar10_50ep --out-dir "$OUT/long"
   elif [ -n "${POINT:-}" ]; then             # 'NAME SETTINGS' as the sweep takes them: its record is <NAME>-<EPOCHS>ep.json
     read -r name over <<< "$POINT"
-    python3 bench/pretrain_cifar.py "${common[@]}" --point "$name-${EPOCHS:-200}ep" "$over" --out-dir "$OUT/long"
+    step python3 bench/pretrain_cifar.py "${common[@]}" --point "$name-${EPOCHS:-200}ep" "$over" --out-dir "$OUT/long"
   else
     read -r -a settings <<< "${RECIPE:-}"   # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
-    python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/"     # named by what it ran (record_name)
+    step python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/"     # named by what it ran (record_name)
   fi ;;
 rho)
-  python3 bench/rho_speed.py --bnn-samples 512 --bnn-batch 32 --out "$KEEP/rho/rho_speed.json"; cp "$KEEP/rho/rho_speed.json" "$OUT/rho/" ;;
+  step python3 bench/rho_speed.py --bnn-samples 512 --bnn-batch 32 --out "$KEEP/rho/rho_speed.json"; cp "$KEEP/rho/rho_speed.json" "$OUT/rho/" ;;
 table1)
   [ -f "$KEEP/rho/rho_speed.json" ] || { echo "run the rho piece first, on this machine: its fastest variant sets the flags"; exit 2; }
   read -r -a flags <<< "$(python3 -c "import json, sys; v = json.load(open(sys.argv[1]))['fastest']
 print(' '.join(f for f, on in (('--one-by-one', 'one-by-one' in v), ('--amp', 'bf16' in v), ('--channels-last', 'channels-last' in v), ('--compile', 'compiled' in v)) if on))" "$KEEP/rho/rho_speed.json")"
-  timeout "$(lim 580)" python3 bench/prior_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --bnn-batch 32 "${flags[@]}" \
+  step timeout "$(lim 580)" python3 bench/prior_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --bnn-batch 32 "${flags[@]}" \
       --out "$OUT/table1/prior_cifar10_${EPOCHS:-200}ep.json" ;;
 ddp)
-  timeout "$(lim 380)" python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json"
-  timeout "$(lim 200)" python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 1 --sync-bn --out "$OUT/ddp/ddp_overhead_syncbn.json" ;;
+  step timeout "$(lim 380)" python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json"
+  step timeout "$(lim 580)" python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 1 --sync-bn --out "$OUT/ddp/ddp_overhead_syncbn.json" ;;
 chain)
   case ${OBJECTIVE:-ss-bnn} in
     ss-bnn) tag=c10-${EPOCHS:-1000}ep-s${SEED:-0}; objective=() ;;
     simclr) tag=c10-simclr-${EPOCHS:-1000}ep-s${SEED:-0}; objective=(--ntxent-tau "${NTXENT_TAU:-0.45}") ;;
     *) echo "OBJECTIVE must be ss-bnn or simclr, not ${OBJECTIVE}"; exit 2 ;;
   esac
-  python3 -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \
-      --seed "${SEED:-0}" "${objective[@]}" --max-minutes "${MAX_MINUTES:-$(lim 8 27)}" --quiet --out "$RUNS/$tag"
+  step python3 -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \
+      --seed "${SEED:-0}" "${objective[@]}" --max-minutes "${MAX_MINUTES:-$([ -n "${QUEUED:-}" ] && echo 27 || echo 8)}" --quiet --out "$RUNS/$tag"
   cp "$RUNS/$tag/results.json" "$OUT/chain/results_$tag.json"; cp "$RUNS/$tag/history.json" "$OUT/chain/history_$tag.json" ;;
 evaluate)
   read -r -a seeds <<< "${SEEDS-0}"
@@ -176,20 +184,20 @@ evaluate)
   tag=$(IFS=-; echo "${seeds[*]}")                   # the models' seeds name the part too: sessions' parts differ by model
   name=eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first${tag:+_m$tag}
   work=$KEEP/evaluate/$name                          # on the machine, so that a call cut off by its limit is continued by the next
-  timeout "$(lim 580)" python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
+  step timeout "$(lim 580)" python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
       --seeds "${LABEL_SEEDS:-1}" ${KEEP_PREDICTIONS:+--keep-predictions "$KEEP_PREDICTIONS"} --quiet --out "$work"
   evaluation_back "$work" "$OUT/evaluate/$name" ;;
 active)
-  timeout "$(lim 580)" python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
+  step timeout "$(lim 580)" python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
       --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \
       --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" --out "$OUT/active/active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}" ;;
 peer)         # SimCLR as lightly trains it, in a loop of its own (bench/peer_simclr.py), with the simclr-sgd point's settings
-  e=${EPOCHS:-50}; read -r -a extra <<< "${PEER:-}"; tag=$(echo "${PEER:-}" | tr -d ' -')
-  timeout "$(lim 570)" python3 bench/peer_simclr.py --archive "$ARCHIVE" --epochs "$e" --warmup-epochs $(( e / 10 < 10 ? e / 10 : 10 )) \
+  e=${EPOCHS:-50}; read -r -a extra <<< "${PEER:-}"; tag=$(echo "${PEER:-}" | tr -cd 'A-Za-z0-9._')   # names the device returns
+  step timeout "$(lim 570)" python3 bench/peer_simclr.py --archive "$ARCHIVE" --epochs "$e" --warmup-epochs $(( e / 10 < 10 ? e / 10 : 10 )) \
       --decay weights --knn-every 5 "${extra[@]}" --out "$OUT/peer/peer_simclr_cifar10_${e}ep${tag:+_$tag}.json" ;;
 laplace)
-  python3 bench/laplace_predict.py --inputs 150000 --out "$OUT/laplace/laplace_predict.json" ;;
+  step python3 bench/laplace_predict.py --inputs 150000 --out "$OUT/laplace/laplace_predict.json" ;;
 *) echo "unknown piece $piece: speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace (or queue, wait, salvage)"; exit 2 ;;
 esac
-ls -la "$OUT/$piece"
+ls -la "$OUT/$piece"; exit "$fail"

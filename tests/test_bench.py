@@ -160,6 +160,7 @@ def test_active_parts_merge_into_one_result(tmp_path):
 STUB = r'''#!/bin/bash
 # stands in for the device's python3: logs its arguments; writes what the real command would, where it would
 echo "$*" >> "$STUB_LOG"
+if [ -n "${STUB_FAIL:-}" ] && [[ "$*" == *"$STUB_FAIL"* ]]; then exit 1; fi   # a command that fails, as a crash on the device would
 if [ -n "${STUB_CHECK:-}" ]; then                            # the real parser of each script and CLI reads its arguments
   case "$*" in *"import json"*|*"import torch"*|"-m pip"*) ;;
     *) "$STUB_REAL" "$STUB_CHECK" "$@" >> "$STUB_LOG.check" 2>&1 || echo "REFUSED ($PWD): $*" >> "$STUB_LOG.check" ;; esac
@@ -295,13 +296,28 @@ def test_gpu_pieces_queue_outlives_its_call_and_each_wait_returns_one_piece(tmp_
     r, out = _piece(tmp_path, "wait"); assert _comes_back(out) == ["laplace/laplace_predict.json"]
 
 
+def test_gpu_pieces_report_the_status_of_a_failed_command(tmp_path):
+    "A piece whose Python fails exits with that status, called alone and queued, where it reported its last line's 0."
+    r, out = _piece(tmp_path, "laplace", STUB_FAIL="laplace_predict.py")
+    assert r.returncode == 1, r.stdout + r.stderr
+    r, out = _piece(tmp_path, "chain", STUB_FAIL="pretrain_main")          # its files are still copied where they exist
+    assert r.returncode == 1
+    (tmp_path / "c10.npz").write_bytes(b"archive")
+    r, out = _piece(tmp_path, "queue", "laplace", "rho", ARCHIVE=str(tmp_path / "c10.npz"), STUB_FAIL="laplace_predict.py")
+    assert r.returncode == 0, r.stderr
+    for _ in range(2): r, out = _piece(tmp_path, "wait")
+    assert "1: exit 1 after" in r.stdout and "2: exit 0 after" in r.stdout, r.stdout
+    assert _piece(tmp_path, "peer", PEER="--lr=0.3 --joint-bn")[0].returncode == 0   # the record's name: only what the device returns
+    assert (tmp_path / "log").read_text().splitlines()[-1].endswith("peer_simclr_cifar10_50ep_lr0.3jointbn.json")
+
+
 def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     "Every piece's Python commands, as the pieces write them with their settings, through the real argument parsers."
     import os, runpy
     (tmp_path / "check.py").write_text(CHECK)
     (tmp_path / "c10.npz").write_bytes(b"archive")
     env = dict(STUB_CHECK=str(tmp_path / "check.py"), ARCHIVE=str(tmp_path / "c10.npz"))
-    runs = [("speed", {}), ("modes", {}), ("optim", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
+    runs = [("speed", dict(BEFORE=str(ROOT))), ("modes", {}), ("optim", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
             ("table1", {}), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
             ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
             ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("laplace", {}),
