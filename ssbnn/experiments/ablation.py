@@ -29,7 +29,7 @@ class AblationConfig:
     epochs: float|None = None # pretraining epochs; None keeps the setup's
     means: tuple = ("zero", "view_a", "mean") # variational means of q(W^c) (`VariationalMean`)
     batch_sizes: tuple = (100, 500, 1000) # pretraining task sizes M
-    objectives: tuple = ("elbo", "ntxent") # pretraining objectives
+    objectives: tuple = ("elbo", "elbo*", "ntxent") # pretraining objectives (`OBJECTIVES`)
     ntxent_tau: float = 0.45 # NT-Xent temperature (the paper's for CIFAR-10)
     inference: tuple = ("laplace", "map") # downstream inference for the objective ablation
     prior_stds: tuple = (1., 0.5, 0.25) # W^c prior standard deviations s_p, with the temperature learnt
@@ -60,29 +60,31 @@ class Ablation:
                              self.plot(), ("results.json", "table.md", "ablation.png"))
 
 # %% ../../nbs/experiments/05_ablation.ipynb #d506119c
-def _pretrained(setup:Setup, cfg:AblationConfig, objective=None, batch_size:int|None=None, progress:bool=False):
-    "An SS-BNN of the setup pretrained with `objective` (default: the setup's ELBO) and task size `batch_size`."
+def _pretrained(setup:Setup, cfg:AblationConfig, objective=None, batch_size:int|None=None, progress:bool=False, labelled=None):
+    "An SS-BNN of the setup pretrained with `objective` (default: the setup's ELBO), task size `batch_size` and `labelled` (SS-BNN*)."
     model = setup.make_ssbnn(cfg.seed)
     if objective is not None: model.elbo = objective
     pcfg = replace(setup.pretrain, seed=cfg.seed, epochs=cfg.epochs or setup.pretrain.epochs, batch_size=batch_size or setup.pretrain.batch_size)
     t = time.time()
-    model.pretrain(setup.data.x_train, pcfg, progress=progress)
+    model.pretrain(setup.data.x_train, pcfg, progress=progress, labelled=labelled)
     model.pretrain_seconds_ = time.time() - t
     return model
 
-def _score(model, setup:Setup, cfg:AblationConfig, setting:str, inference=("laplace",), extra=None) -> list[dict]:
+def _score(model, # a pretrained SS-BNN, or a function (x, y) -> one pretrained with that labelled subset too (SS-BNN*)
+           setup:Setup, cfg:AblationConfig, setting:str, inference=("laplace",), extra=None) -> list[dict]:
     "Fit the readout at every budget and seed and score the evaluation split; one record per (inference, labels, seed)."
     d, recs = setup.data, []
-    h = model.history_[-1] if model.history_ else {}
-    base = {"pretrain_seconds": getattr(model, "pretrain_seconds_", None), "final_tau": h.get("tau"), "final_sigma": h.get("sigma"),
-            "final_align": h.get("align"), **(extra or {})}
     for n in cfg.budgets:
         for k in range(cfg.seeds):
             i = labelled_subset(d.y_train, n, seed=cfg.seed + k)
-            model.fit(d.x_train[i], d.y_train[i], (d.x_val, d.y_val), d.num_classes)
+            m = model(d.x_train[i], d.y_train[i]) if callable(model) else model     # SS-BNN*: pretrained with these labels
+            h = m.history_[-1] if m.history_ else {}
+            base = {"pretrain_seconds": getattr(m, "pretrain_seconds_", None), "final_tau": h.get("tau"), "final_sigma": h.get("sigma"),
+                    "final_align": h.get("align"), **(extra or {})}
+            m.fit(d.x_train[i], d.y_train[i], (d.x_val, d.y_val), d.num_classes)
             for inf in inference:
                 name = setting if len(inference) == 1 else f"{setting} + {inf}"
-                p = model.predict_proba(d.x_test, laplace=inf == "laplace")
+                p = m.predict_proba(d.x_test, laplace=inf == "laplace")
                 recs.append({"setting": name, "inference": inf, "labels": n, "seed": cfg.seed + k, **evaluate(p, d.y_test), **base})
     return recs
 
@@ -122,16 +124,18 @@ def ablate_batch_size(setup:Setup, config:AblationConfig|None=None, progress:boo
     return Ablation("batch size", recs, _meta(setup, cfg, t0))
 
 # %% ../../nbs/experiments/05_ablation.ipynb #ff13b9a7
-OBJECTIVES = ("elbo", "ntxent")
+OBJECTIVES = ("elbo", "elbo*", "ntxent")   # SS-BNN's ELBO; SS-BNN*'s, with each labelled subset; SimCLR's NT-Xent
+_OBJECTIVE_NAMES = {"elbo": "SS-BNN (ELBO)", "elbo*": "SS-BNN* (ELBO + labels)"}
 
 def ablate_objective(setup:Setup, config:AblationConfig|None=None, progress:bool=False) -> Ablation:
-    "Pretraining objective (variational ELBO, NT-Xent) x downstream inference (Laplace, MAP); NT-Xent + MAP is SimCLR."
+    "Pretraining objective (the ELBO, with the labels too, NT-Xent) x downstream inference (Laplace, MAP); NT-Xent + MAP is SimCLR."
     cfg, t0, recs = config or AblationConfig(), time.time(), []
     bad = [o for o in cfg.objectives if o not in OBJECTIVES] + [i for i in cfg.inference if i not in ("laplace", "map")]
     if bad: raise ValueError(f"unknown objective or inference {bad}; objectives: {', '.join(OBJECTIVES)}; inference: laplace, map")
     for obj in tqdm(cfg.objectives, disable=not progress, desc="objective"):
-        model = _pretrained(setup, cfg, NTXent(cfg.ntxent_tau) if obj == "ntxent" else None)
-        name = "ELBO" if obj == "elbo" else f"NT-Xent (tau {cfg.ntxent_tau:g})"
+        if obj == "elbo*": model = lambda x, y: _pretrained(setup, cfg, progress=progress, labelled=(x, y))   # one per labelled subset
+        else: model = _pretrained(setup, cfg, NTXent(cfg.ntxent_tau) if obj == "ntxent" else None)
+        name = _OBJECTIVE_NAMES.get(obj, f"NT-Xent (tau {cfg.ntxent_tau:g})")
         recs += _score(model, setup, cfg, name, cfg.inference, extra={"objective": obj})
     return Ablation("objective x inference", recs, _meta(setup, cfg, t0))
 
