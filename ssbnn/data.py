@@ -148,7 +148,16 @@ def labelled_subset(y, # labels of the pool to draw from, `(N,)`
     if budget > n: raise ValueError(f"budget {budget} is larger than the {n} labelled images available; use at most {n}")
     if budget == n: return torch.arange(n)
     if budget < c: raise ValueError(f"budget {budget} is smaller than the {c} classes; a stratified subset needs at least one label per class")
-    idx, _ = train_test_split(np.arange(n), train_size=budget, stratify=y.numpy(), random_state=seed)
+    ys, rng = y.numpy(), np.random.default_rng(seed)
+    classes, counts = np.unique(ys, return_counts=True)
+    if counts.min() >= 2:
+        idx, _ = train_test_split(np.arange(n), train_size=budget, stratify=ys, random_state=seed)
+    else:   # a class of one image, which scikit-learn cannot stratify: one image of each class, the rest drawn at random
+        first = np.array([rng.choice(np.flatnonzero(ys == k)) for k in classes])
+        idx = np.concatenate([first, rng.choice(np.setdiff1d(np.arange(n), first), budget - c, replace=False)])
+    for k in np.setdiff1d(classes, ys[idx]):           # a rare class rounded down to no label: the largest share gives one up
+        big = np.bincount(ys[idx]).argmax()
+        idx[np.flatnonzero(ys[idx] == big)[rng.integers(np.sum(ys[idx] == big))]] = rng.choice(np.flatnonzero(ys == k))
     return torch.from_numpy(np.sort(idx))
 
 # %% ../nbs/01_data.ipynb #897377f4
@@ -182,6 +191,10 @@ def splits_from_arrays(x, y, # images (N,H,W,C) or (N,C,H,W), uint8 or float in 
     y = check_labels(y, n=len(x))
     c = num_classes or int(y.max()) + 1
     if val + test >= len(y): raise ValueError(f"val + test = {val + test} leaves no training images out of {len(y)}")
+    k = len(torch.unique(y))
+    if min(val, test) < k:
+        raise ValueError(f"stratified splits need at least one image of each of the {k} classes in each split, but val is {val} "
+                         f"and test {test}; use more images (archives: a larger limit) or larger splits")
     rest, te = _stratified(np.arange(len(y)), y.numpy(), test, seed)
     tr, va = _stratified(rest, y.numpy(), val, seed)
     return ImageSplits(x[tr], y[tr], x[va], y[va], x[te], y[te], num_classes=c, name=name)

@@ -44,13 +44,14 @@ def _cell(v:tuple, scale:float) -> str:
     "'mean ± spread' of a summary (mean, spread, n), scaled."
     return f"{v[0] * scale:.3g}" + ("" if math.isnan(v[1]) else f" ± {v[1] * scale:.2g}")
 
-def _round_means(records:list[dict], metric:str, key:str) -> dict:
-    "Per key: the mean over label counts of each seed, then mean and std over seeds (e.g. over active-learning rounds)."
+def _round_means(records:list[dict], metric:str, key:str, spread:str="se") -> dict:
+    "Per key: the mean over label counts of each seed, then mean and `spread` over seeds (e.g. over active-learning rounds)."
     out = {}
     for k in dict.fromkeys(r[key] for r in records):
         per_seed = [np.mean([r[metric] for r in records if r[key] == k and r["seed"] == s])
                     for s in sorted({r["seed"] for r in records if r[key] == k})]
-        out[k] = (float(np.mean(per_seed)), float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else float("nan"), len(per_seed))
+        sd = float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else float("nan")
+        out[k] = (float(np.mean(per_seed)), sd / math.sqrt(len(per_seed)) if spread == "se" else sd, len(per_seed))
     return out
 
 def table(records:list[dict], metric:str,
@@ -60,7 +61,7 @@ def table(records:list[dict], metric:str,
           at=None, # the label counts to show (default: all)
           paper=None, # callable (key, labels) -> (mean, se) or None: the paper's value, shown in parentheses
           bold:bool=True, # the best value of each label count in bold
-          mean_row:bool=False, # a last row with the mean over label counts (per seed, then over seeds)
+          mean_row:bool=False, # a last row: the mean over every label count recorded, shown or not (per seed, then over seeds)
           names:dict|None=None, # display names of the keys (default: the registry's labels)
          ) -> str:
     "A markdown table of `metric`, mean ± spread over seeds."
@@ -78,7 +79,7 @@ def table(records:list[dict], metric:str,
         out = ["| labels | " + " | ".join(label(k, names) for k in keys) + " |", "|---:|" + "---:|" * len(keys)]
         out += [f"| {n} | " + " | ".join(cell(k, n) for k in keys) + " |" for n in labels]
         if mean_row:
-            means = _round_means(records, metric, key)
+            means = _round_means(records, metric, key, spread)
             out.append("| mean over label counts | " + " | ".join(_cell(means[k], scale) for k in keys) + " |")
     else:
         out = [f"| {key} | " + " | ".join(f"{n} labels" for n in labels) + " |", "|---|" + "---:|" * len(labels)]
