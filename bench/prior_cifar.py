@@ -74,10 +74,10 @@ def main(argv=None):
                                                vectorise=not a.one_by_one, compile=a.compile) for k, (xa, xb) in pairs.items()}
     t_bnn = (time.perf_counter() - t) / (2 * len(GROUPS))
 
+    rounded = lambda t: [round(v, 4) for v in t.flatten().tolist()]
     res = {"pairs_per_group": a.pairs, "ss_samples": a.ss_samples, "bnn_samples": a.bnn_samples, "bnn_amp": a.amp, "bnn_one_by_one": a.one_by_one, "bnn_channels_last": a.channels_last, "bnn_compile": a.compile,
            "bnn_network": f"ResNet20FRN(activation={bnn.activation.value!r}): Izmailov et al.'s resnet20_frn_swish on images "
-                          f"normalised as their data pipeline does (mean {[round(v, 4) for v in bnn.norm.mean.flatten().tolist()]}, "
-                          f"std {[round(v, 4) for v in bnn.norm.std.flatten().tolist()]})",
+                          f"normalised as their data pipeline does (mean {rounded(bnn.norm.mean)}, std {rounded(bnn.norm.std)})",
            "interval": "95 % percentile bootstrap over the pairs' base images (the three groups resampled together)",
            "seconds_rho_ss_per_group": t_ss, "seconds_rho_bnn_per_group": t_bnn,
            "paper": {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]},

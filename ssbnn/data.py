@@ -156,8 +156,8 @@ def labelled_subset(y, # labels of the pool to draw from, `(N,)`
         first = np.array([rng.choice(np.flatnonzero(ys == k)) for k in classes])
         idx = np.concatenate([first, rng.choice(np.setdiff1d(np.arange(n), first), budget - c, replace=False)])
     for k in np.setdiff1d(classes, ys[idx]):           # a rare class rounded down to no label: the largest share gives one up
-        big = np.bincount(ys[idx]).argmax()
-        idx[np.flatnonzero(ys[idx] == big)[rng.integers(np.sum(ys[idx] == big))]] = rng.choice(np.flatnonzero(ys == k))
+        picked = ys[idx]
+        idx[rng.choice(np.flatnonzero(picked == np.bincount(picked).argmax()))] = rng.choice(np.flatnonzero(ys == k))
     return torch.from_numpy(np.sort(idx))
 
 # %% ../nbs/01_data.ipynb #897377f4
