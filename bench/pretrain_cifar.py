@@ -69,14 +69,17 @@ def best_point(folders) -> tuple[str, dict]:
 
 
 def record_name(res:dict, known:dict) -> str:
-    "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_taup<W^c prior>][_<settings that differ from the defaults>].json"
+    "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_taup<W^c prior>][_ntxent<SimCLR temperature>][_<settings that differ from the defaults>].json"
     from common import device_tag
     gpu = device_tag(res["device"])
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", ("clip" if res["lars_clip"] else "noclip") if res["lars_clip"] != known["lars_clip"] else "",
             f"taup{1 / res['prior_std']:.3g}" if res.get("prior_std") else "",   # always named: the default prior has changed before
             "" if res.get("learn_tau", True) else f"fixedtau{res['tau_init']:g}", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
             "clampedcrops" if res.get("crops") == "clamped" else "", f"mean{res['mean']}" if res.get("mean") not in (None, "mean") else "",
-            ("fusedopt" if res["fused_optimizer"] else "eageropt") if res.get("fused_optimizer", known["fused_optimizer"]) != known["fused_optimizer"] else ""]
+            ("fusedopt" if res["fused_optimizer"] else "eageropt") if res.get("fused_optimizer", known["fused_optimizer"]) != known["fused_optimizer"] else "",
+            f"ntxent{res['ntxent_tau']:g}" if res.get("ntxent_tau") else "",    # SimCLR's temperature: always named, as the prior
+            *(f"{tag}{res[k]:g}" if tag else str(res[k]) for k, tag in (("optimizer", ""), ("lr", "lr"), ("weight_decay", "wd"))
+              if k in res and k in known and res[k] != known[k])]
     return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
 
 

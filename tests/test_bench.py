@@ -103,6 +103,10 @@ def test_record_name_names_every_setting_that_differs(tmp_path):
                                                 "_clampedcrops_meanview_a_fusedopt.json")
     simclr = dict(method="simclr", device="cpu", epochs=0.5, prior_std=None, **known)
     assert bench["record_name"](simclr, known) == "pretrain_simclr_cifar10_cpu_0.5ep.json"          # no W^c prior
+    known.update(optimizer="lars", lr=0.6, weight_decay=1e-6)                 # the optimiser's settings, named where they differ
+    sgd = dict(simclr, device="NVIDIA H200", epochs=200, ntxent_tau=0.5, optimizer="sgd", lr=0.47, weight_decay=5e-4)
+    assert bench["record_name"](sgd, known) == "pretrain_simclr_cifar10_H200_200ep_ntxent0.5_sgd_lr0.47_wd0.0005.json"
+    assert bench["record_name"](dict(sgd, optimizer="lars", lr=0.6), known) == "pretrain_simclr_cifar10_H200_200ep_ntxent0.5_wd0.0005.json"
 
 def test_frn_reference_says_what_it_needs():
     run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "frn_reference.py"), *a], capture_output=True, text=True)
