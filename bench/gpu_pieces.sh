@@ -27,7 +27,7 @@
 #                     SS-BNN point recorded by `sweep`, on the warm machine or in bench/results; POINT='NAME SETTINGS': a point
 #                     as the sweep takes it) for EPOCHS (200) with Laplace
 #                     readouts at 50/500/5000 x 3 seeds; the record is named by what ran (bench/pretrain_cifar.py's record_name)
-#   peer    (~4 min)  SimCLR as lightly's CIFAR-10 benchmark trains it, in a loop that shares no training code with ssbnn (per-image
+#   peer    (~3 min)  SimCLR as lightly's CIFAR-10 benchmark trains it, in a loop that shares no training code with ssbnn (per-image
 #                     torchvision transforms in DataLoader workers, pytorch-cifar's ResNet-18, each view on its own through batch
 #                     norm: bench/peer_simclr.py), for EPOCHS (50) with the simclr-sgd sweep point's settings (SGD 0.47, decay
 #                     5e-4 on weights, warm-up a tenth of the epochs up to 10, NT-Xent 0.5): against that point, whether the gap
