@@ -36,7 +36,8 @@
 #   rho     (~2 min)  rho under the BNN prior timed eight ways (bench/rho_speed.py, 512 networks): the fastest sets table1's flags
 #   table1  (~15 min) Table 1 (bench/prior_cifar.py): the SS prior's ResNet-20-FRN pretrained for EPOCHS (200) at batch 500, and
 #                     8,192 BNN-prior networks run the way `rho` found fastest (2 priors x 3 groups: ~12 min at the 2026-11-24
-#                     rate, so queue it, `queue rho table1`, unless rho's compiled variants are much faster)
+#                     rate, so queue it, `queue rho table1`, unless rho's compiled variants are much faster); PRIORS (e.g.
+#                     bnn-gaussian, or self-supervised) scores a part, for sessions too short for all: join them with --merge
 #   ddp     (~8 min)  the one-GPU overhead of the DDP path (bench/ddp_overhead.py, 10 epochs, 2 runs of each kind), then one
 #                     pair with SyncBatchNorm; each record says what ran (backend, SyncBatchNorm layers, compiled graphs)
 #   chain   (9 min)   one piece of an EPOCHS (1000) SS-BNN pretraining with SEED (0) in /tmp/runs on the warm machine; run it
@@ -159,12 +160,16 @@ long)
   fi ;;
 rho)
   step python3 bench/rho_speed.py --bnn-samples 512 --bnn-batch 32 --out "$KEEP/rho/rho_speed.json"; cp "$KEEP/rho/rho_speed.json" "$OUT/rho/" ;;
-table1)
-  [ -f "$KEEP/rho/rho_speed.json" ] || { echo "run the rho piece first, on this machine: its fastest variant sets the flags"; exit 2; }
-  read -r -a flags <<< "$(python3 -c "import json, sys; v = json.load(open(sys.argv[1]))['fastest']
+table1)       # PRIORS (all three unless set) scores some of them: a part, joined here with prior_cifar.py --merge
+  priors=${PRIORS:-self-supervised,bnn-gaussian,bnn-laplace}; flags=()
+  if [[ $priors == *bnn-* ]]; then
+    [ -f "$KEEP/rho/rho_speed.json" ] || { echo "run the rho piece first, on this machine: its fastest variant sets the flags"; exit 2; }
+    read -r -a flags <<< "$(python3 -c "import json, sys; v = json.load(open(sys.argv[1]))['fastest']
 print(' '.join(f for f, on in (('--one-by-one', 'one-by-one' in v), ('--amp', 'bf16' in v), ('--channels-last', 'channels-last' in v), ('--compile', 'compiled' in v)) if on))" "$KEEP/rho/rho_speed.json")"
-  step timeout "$(lim 580)" python3 bench/prior_cifar.py --archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --bnn-batch 32 "${flags[@]}" \
-      --out "$OUT/table1/prior_cifar10_${EPOCHS:-200}ep.json" ;;
+  fi
+  name=prior_cifar10$([[ $priors == *self-supervised* ]] && echo "_${EPOCHS:-200}ep")$([ -n "${PRIORS:-}" ] && echo "_$(echo "$priors" | tr ',' '+')")
+  step timeout "$(lim 580)" python3 bench/prior_cifar.py --archive "$ARCHIVE" --priors "$priors" --epochs "${EPOCHS:-200}" --bnn-batch 32 \
+      "${flags[@]}" --out "$OUT/table1/$name.json" ;;
 ddp)
   step timeout "$(lim 380)" python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json"
   step timeout "$(lim 580)" python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 1 --sync-bn --out "$OUT/ddp/ddp_overhead_syncbn.json" ;;

@@ -2,19 +2,96 @@
 
     python bench/prior_cifar.py --archive cifar10_train.npz --epochs 1000                     # pretrain the SS prior here
     python bench/prior_cifar.py --archive cifar10_train.npz --model runs/c10-1000/model     # or score an ssbnn-pretrain model (ResNet-18)
+    python bench/prior_cifar.py --archive cifar10_train.npz --priors bnn-gaussian --out part1.json   # one prior a run ...
+    python bench/prior_cifar.py --merge part1.json part2.json part3.json --out prior_cifar10.json    # ... joined into one record
 
 Pretraining here follows appendix B.3: the BNN baseline's ResNet-20-FRN as the encoder, tasks of 500 images.
 
 Pairs (augmented view, same class, different class) come from held-out images. Writes a JSON with every figure
-(alpha and its bootstrap interval per prior, the time of rho for the SS prior) and the KDE figure next to it.
+(alpha and its bootstrap interval per prior, the time of rho, every pair's rho) and the KDE figure next to it. A run
+may score only some of the priors (`--priors`: a device session too short for all of them); `--merge` joins such
+parts, and refuses parts that scored other pairs or the same prior twice.
 """
-import argparse, json, sys, time
+import argparse, hashlib, json, sys, time
 from pathlib import Path
+
+PRIORS = {"self-supervised": "self-supervised", "bnn-gaussian": "BNN, gaussian", "bnn-laplace": "BNN, laplace"}   # flag -> record key
+PAPER = {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]}
+SHARED = ("pairs_per_group", "pairs_sha256", "eval_images", "limit")      # what every part of one Table 1 must share
+
+
+def priors_arg(text:str) -> list[str]:
+    "The `--priors` list: names from PRIORS, comma-separated, each once."
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    bad = [n for n in names if n not in PRIORS]
+    if bad or not names or len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: name each prior once, from {', '.join(PRIORS)}")
+    return names
+
+
+def pairs_digest(pairs:dict) -> str:
+    "sha256 of the pairs' images: parts scored on the same pairs share it."
+    h = hashlib.sha256()
+    for k in sorted(pairs):
+        for x in pairs[k]: h.update(x.contiguous().cpu().numpy().tobytes())
+    return h.hexdigest()
+
+
+def scores(rho:dict) -> dict:
+    "alpha, its paired bootstrap interval and the mean log rho per group, for each prior's {group: rho (N,)}."
+    import torch
+    from ssbnn.prior import GROUPS, prior_score_ci
+    out = {}
+    for name, r in rho.items():
+        r = {k: torch.as_tensor(v) for k, v in r.items()}
+        s, lo, hi = prior_score_ci(*[r[k] for k in GROUPS])
+        out[name] = {"alpha": s, "interval_95": [lo, hi], "mean_log_rho": {k: float(v.clamp_min(1e-12).log().mean()) for k, v in r.items()}}
+        print(f"{name:>18}: alpha {s:.3f} ({lo:.3f}-{hi:.3f}); paper {PAPER[name][0]} ± {PAPER[name][1]}")
+    return out
+
+
+def write(res:dict, out:Path):
+    "The record (atomically) and the KDE figure of every prior it holds, from the record's own rho values."
+    import torch
+    import matplotlib; matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from ssbnn._utils import atomic_write
+    from ssbnn.prior import plot_kde
+    atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
+    rho = res["rho"]
+    fig, axs = plt.subplots(1, len(rho), figsize=(4.7 * len(rho), 3.4), squeeze=False)
+    for ax, (name, r) in zip(axs[0], rho.items()):
+        plot_kde({k: torch.tensor(v) for k, v in r.items()}, ax, f"{name} (alpha {res[name]['alpha']:.2f})")
+    fig.tight_layout(); atomic_write(out.with_suffix(".png"), lambda p: fig.savefig(p, dpi=110, format="png"))
+    print(f"wrote {out} and {out.with_suffix('.png')}")
+
+
+def merge(parts:list[Path]) -> dict:
+    "One record from parts that scored different priors on the same pairs; ValueError says which part does not fit."
+    recs = [json.loads(Path(p).read_text()) for p in parts]
+    first, seen = recs[0], {}
+    for path, r in zip(parts, recs):
+        if "rho" not in r: raise ValueError(f"{path} holds no rho values (written before 2026-11-26): score it again")
+        diff = [k for k in SHARED if r.get(k) != first.get(k)]
+        if diff: raise ValueError(f"{path} scored other pairs than {parts[0]} ({', '.join(diff)} differ)")
+        for name in r["rho"]:
+            if name in seen: raise ValueError(f"{path} and {seen[name]} both scored the {name!r} prior: keep one")
+            seen[name] = path
+    res = {k: first[k] for k in SHARED}
+    res.update(priors=[n for r in recs for n in r["priors"]], paper=PAPER, parts=[{k: v for k, v in r.items() if k not in ("rho", "paper", *PAPER)}
+                                                                          for r in recs],
+               rho={n: v for r in recs for n, v in r["rho"].items()},
+               command="python bench/prior_cifar.py --merge " + " ".join(map(str, parts)))
+    res.update({n: r[n] for r in recs for n in r["rho"]})
+    return res
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--archive", type=Path, required=True)
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--archive", type=Path)
+    src.add_argument("--merge", type=Path, nargs="+", metavar="PART", help="join records that each scored some of the priors (needs --out)")
+    p.add_argument("--priors", type=priors_arg, default=list(PRIORS), help=f"the priors to score, comma-separated (default all: {','.join(PRIORS)})")
     p.add_argument("--model", type=Path, default=None, help="a model folder from ssbnn-pretrain (or an older model.pt) (else pretrain --epochs here)")
     p.add_argument("--epochs", type=float, default=1000, help="pretraining epochs of the SS prior's encoder (default 1000, the paper's)")
     from ssbnn.experiments.cifar import Encoder
@@ -34,69 +111,61 @@ def main(argv=None):
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
+    if a.merge:
+        if a.out is None: p.error("--merge needs --out")
+        try: res = merge(a.merge)
+        except (ValueError, OSError, KeyError) as e: p.error(str(e))
+        return write(res, a.out)
 
     import torch
-    import matplotlib; matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.cli import load_model, archive_data, check_unseen
     from ssbnn.augment import SimCLRAugment
     from ssbnn.train import PretrainConfig
-    from ssbnn._utils import get_device, atomic_write, environment
+    from ssbnn._utils import get_device, environment
     from common import device_tag
-    from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network, prior_score_ci, plot_kde
+    from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network
     from ssbnn.models import ResNet20FRN
 
     device = get_device(a.device)
     data = archive_data(a.archive, a.eval, a.limit)          # ssbnn-pretrain's splits: its models never saw these pairs
-    if a.model:
-        model = load_model(a.model, device=device)
-        check_unseen(model, data, a.model)
-    else:
-        model = cifar_ssbnn(device=device, encoder=a.encoder)
-        model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(a.batch_size, len(data.x_train)),
-                                                                device=str(device), compile=device.type == "cuda"))
     pairs = make_pairs(data.x_val, data.y_val, a.pairs, SimCLRAugment(), seed=0)     # held-out images
-
     gen = lambda: torch.Generator(device).manual_seed(0)
-    feats = {k: (model.features(xa), model.features(xb)) for k, (xa, xb) in pairs.items()}
-    if device.type == "cuda": torch.cuda.synchronize()
-    t = time.perf_counter()
-    rho = {"self-supervised": {k: rho_linear(*feats[k], n_samples=a.ss_samples, generator=gen()) for k in GROUPS}}
-    if device.type == "cuda": torch.cuda.synchronize()
-    t_ss = (time.perf_counter() - t) / len(GROUPS)
-
-    bnn = ResNet20FRN().to(device)
-    to_dev = lambda x: x.to(device, memory_format=torch.channels_last if a.channels_last else torch.contiguous_format)
-    t = time.perf_counter()
-    for prior in ("gaussian", "laplace"):
-        rho[f"BNN, {prior}"] = {k: rho_network(bnn, to_dev(xa), to_dev(xb), a.bnn_samples, prior, 0.2, a.bnn_batch, gen(), amp=a.amp,
-                                               vectorise=not a.one_by_one, compile=a.compile) for k, (xa, xb) in pairs.items()}
-    t_bnn = (time.perf_counter() - t) / (2 * len(GROUPS))
-
-    rounded = lambda t: [round(v, 4) for v in t.flatten().tolist()]
-    res = {"pairs_per_group": a.pairs, "ss_samples": a.ss_samples, "bnn_samples": a.bnn_samples, "bnn_amp": a.amp, "bnn_one_by_one": a.one_by_one, "bnn_channels_last": a.channels_last, "bnn_compile": a.compile,
-           "bnn_network": f"ResNet20FRN(activation={bnn.activation.value!r}): Izmailov et al.'s resnet20_frn_swish on images "
-                          f"normalised as their data pipeline does (mean {rounded(bnn.norm.mean)}, std {rounded(bnn.norm.std)})",
-           "interval": "95 % percentile bootstrap over the pairs' base images (the three groups resampled together)",
-           "seconds_rho_ss_per_group": t_ss, "seconds_rho_bnn_per_group": t_bnn,
-           "paper": {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]},
-           **environment(device),
-           "model": str(a.model) if a.model else f"{a.encoder} pretrained here for {a.epochs:g} epochs of tasks of {a.batch_size}",
-           "ss_prior_std": getattr(model.elbo, "prior_std", None),          # the W^c prior the SS encoder was pretrained with
-           "command": "python bench/prior_cifar.py " + " ".join(sys.argv[1:] if argv is None else argv)}
-    for name, r in rho.items():
-        s, lo, hi = prior_score_ci(*[r[k] for k in GROUPS])
-        res[name] = {"alpha": s, "interval_95": [lo, hi], "mean_log_rho": {k: float(v.clamp_min(1e-12).log().mean()) for k, v in r.items()}}
-        print(f"{name:>18}: alpha {s:.3f} ({lo:.3f}-{hi:.3f}); paper {res['paper'][name][0]} ± {res['paper'][name][1]}")
-    print(f"rho, self-supervised prior: {t_ss:.2f} s per {a.pairs} pairs x {a.ss_samples} samples")
-
-    out = a.out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(res['device'])}.json"
-    atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
-    fig, axs = plt.subplots(1, 3, figsize=(14, 3.4))
-    for ax, (name, r) in zip(axs, rho.items()): plot_kde(r, ax, f"{name} (alpha {res[name]['alpha']:.2f})")
-    fig.tight_layout(); atomic_write(out.with_suffix(".png"), lambda p: fig.savefig(p, dpi=110, format="png"))
-    print(f"wrote {out} and {out.with_suffix('.png')}")
+    sync = lambda: torch.cuda.synchronize() if device.type == "cuda" else None
+    rho, res = {}, {"priors": a.priors, "pairs_per_group": a.pairs, "pairs_sha256": pairs_digest(pairs), "eval_images": a.eval, "limit": a.limit}
+    if "self-supervised" in a.priors:
+        if a.model:
+            model = load_model(a.model, device=device)
+            check_unseen(model, data, a.model)
+        else:
+            model = cifar_ssbnn(device=device, encoder=a.encoder)
+            model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(a.batch_size, len(data.x_train)),
+                                                                    device=str(device), compile=device.type == "cuda"))
+        feats = {k: (model.features(xa), model.features(xb)) for k, (xa, xb) in pairs.items()}
+        sync(); t = time.perf_counter()
+        rho["self-supervised"] = {k: rho_linear(*feats[k], n_samples=a.ss_samples, generator=gen()) for k in GROUPS}
+        sync(); res["seconds_rho_ss_per_group"] = (time.perf_counter() - t) / len(GROUPS)
+        res.update(ss_samples=a.ss_samples, ss_prior_std=getattr(model.elbo, "prior_std", None),   # the W^c prior the SS encoder was pretrained with
+                   model=str(a.model) if a.model else f"{a.encoder} pretrained here for {a.epochs:g} epochs of tasks of {a.batch_size}")
+    bnn_priors = [n for n in a.priors if n.startswith("bnn-")]
+    if bnn_priors:
+        bnn = ResNet20FRN().to(device)
+        to_dev = lambda x: x.to(device, memory_format=torch.channels_last if a.channels_last else torch.contiguous_format)
+        rounded = lambda t: [round(v, 4) for v in t.flatten().tolist()]
+        t = time.perf_counter()
+        for prior in bnn_priors:
+            rho[PRIORS[prior]] = {k: rho_network(bnn, to_dev(xa), to_dev(xb), a.bnn_samples, prior.removeprefix("bnn-"), 0.2, a.bnn_batch, gen(),
+                                                 amp=a.amp, vectorise=not a.one_by_one, compile=a.compile) for k, (xa, xb) in pairs.items()}
+        res.update(seconds_rho_bnn_per_group=(time.perf_counter() - t) / (len(bnn_priors) * len(GROUPS)), bnn_samples=a.bnn_samples,
+                   bnn_amp=a.amp, bnn_one_by_one=a.one_by_one, bnn_channels_last=a.channels_last, bnn_compile=a.compile,
+                   bnn_network=f"ResNet20FRN(activation={bnn.activation.value!r}): Izmailov et al.'s resnet20_frn_swish on images "
+                               f"normalised as their data pipeline does (mean {rounded(bnn.norm.mean)}, std {rounded(bnn.norm.std)})")
+    res.update(interval="95 % percentile bootstrap over the pairs' base images (the three groups resampled together)", paper=PAPER,
+               **environment(device), command="python bench/prior_cifar.py " + " ".join(sys.argv[1:] if argv is None else argv))
+    res.update(scores(rho))
+    res["rho"] = {n: {k: [float(f"{v:.6g}") for v in r.tolist()] for k, r in g.items()} for n, g in rho.items()}   # every pair's rho, for --merge
+    if "seconds_rho_ss_per_group" in res: print(f"rho, self-supervised prior: {res['seconds_rho_ss_per_group']:.2f} s per {a.pairs} pairs x {a.ss_samples} samples")
+    write(res, a.out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(res['device'])}.json")
 
 
 if __name__ == "__main__":

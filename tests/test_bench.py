@@ -251,6 +251,9 @@ def test_gpu_pieces_keep_what_later_calls_read_outside_the_emptied_out(tmp_path)
     assert "--model " + str(tmp_path / "runs" / "c10-1000ep-s1" / "model") in log and "--keep-predictions ss-bnn" in log and "--seeds 3" in log
     r, out = _piece(tmp_path, "table1")                             # table1 before rho on this machine: refused
     assert r.returncode == 2 and "run the rho piece first" in r.stdout
+    r, out = _piece(tmp_path, "table1", PRIORS="self-supervised")   # ... unless it scores no BNN prior: a part of Table 1
+    assert r.returncode == 0 and _comes_back(out) == ["table1/prior_cifar10_200ep_self-supervised.json"]
+    assert "--priors self-supervised --epochs 200" in (tmp_path / "log").read_text().splitlines()[-1]
     r, out = _piece(tmp_path, "rho"); assert _comes_back(out) == ["rho/rho_speed.json"]
     r, out = _piece(tmp_path, "table1")                             # reads rho's choice from the machine, not from the emptied $OUT
     assert r.returncode == 0 and "--one-by-one --amp" in (tmp_path / "log").read_text().splitlines()[-1]
@@ -322,7 +325,7 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     (tmp_path / "c10.npz").write_bytes(b"archive")
     env = dict(STUB_CHECK=str(tmp_path / "check.py"), ARCHIVE=str(tmp_path / "c10.npz"))
     runs = [("speed", dict(BEFORE=str(ROOT))), ("modes", {}), ("optim", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
-            ("table1", {}), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
+            ("table1", {}), ("table1", dict(PRIORS="bnn-gaussian,bnn-laplace")), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
             ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
             ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("laplace", {}),
             ("peer", {}), ("peer", dict(EPOCHS="200", PEER="--joint-bn --knn-every 20"))]

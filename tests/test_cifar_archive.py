@@ -84,17 +84,39 @@ def test_peer_simclr_runs_on_the_same_splits_as_ssbnn(tmp_path):
 
 
 @needs_archive
-def test_prior_script_runs_on_cpu(tmp_path):
-    out = tmp_path / "prior.json"
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "prior_cifar.py"), "--archive", str(ARCHIVE), "--limit", "600",
-                        "--epochs", "0.5", "--pairs", "20", "--ss-samples", "64", "--bnn-samples", "4", "--bnn-batch", "4",
-                        "--one-by-one", "--channels-last", "--device", "cpu", "--out", str(out)], capture_output=True, text=True, timeout=600)
+def test_prior_script_runs_on_cpu_whole_and_in_parts(tmp_path):
+    script = [sys.executable, str(ROOT / "bench" / "prior_cifar.py")]
+    small = ["--archive", str(ARCHIVE), "--limit", "600", "--pairs", "20", "--ss-samples", "64", "--bnn-samples", "4", "--bnn-batch", "4",
+             "--one-by-one", "--channels-last", "--device", "cpu"]
+    run = lambda *a: subprocess.run([*script, *a], capture_output=True, text=True, timeout=600)
+    r = run(*small, "--epochs", "0.5", "--out", str(tmp_path / "whole.json"))
     assert r.returncode == 0, r.stderr[-3000:]
-    res = json.loads(out.read_text())
+    whole = json.loads((tmp_path / "whole.json").read_text())
     for name in ("self-supervised", "BNN, gaussian", "BNN, laplace"):
-        assert 0 <= res[name]["alpha"] <= 1 and len(res[name]["interval_95"]) == 2
-    assert out.with_suffix(".png").exists() and res["bnn_one_by_one"] and res["bnn_channels_last"]
-    assert res["ss_prior_std"] == 0.25                                     # the recipe's W^c prior (tau_p 4), recorded
+        assert 0 <= whole[name]["alpha"] <= 1 and len(whole[name]["interval_95"]) == 2
+        assert all(len(whole["rho"][name][k]) == 20 for k in ("augmented", "same class", "different class"))   # every pair's rho
+    assert (tmp_path / "whole.png").exists() and whole["bnn_one_by_one"] and whole["bnn_channels_last"]
+    assert whole["ss_prior_std"] == 0.25                                   # the recipe's W^c prior (tau_p 4), recorded
+    # the same Table 1 in two parts (a device session too short for all of it), joined: the same pairs, the same scores
+    assert run(*small, "--priors", "bnn-laplace,bnn-gaussian", "--out", str(tmp_path / "bnn.json")).returncode == 0
+    assert run(*small, "--priors", "self-supervised", "--epochs", "0.5", "--out", str(tmp_path / "ss.json")).returncode == 0
+    bnn = json.loads((tmp_path / "bnn.json").read_text())
+    assert "self-supervised" not in bnn and "ss_prior_std" not in bnn      # no pretraining for the BNN priors
+    r = run("--merge", str(tmp_path / "ss.json"), str(tmp_path / "bnn.json"), "--out", str(tmp_path / "joined.json"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    joined = json.loads((tmp_path / "joined.json").read_text())
+    assert (tmp_path / "joined.png").exists() and joined["pairs_sha256"] == whole["pairs_sha256"]
+    for name in ("self-supervised", "BNN, gaussian", "BNN, laplace"):
+        assert joined[name] == whole[name] and joined["rho"][name] == whole["rho"][name]
+    # parts that do not fit together, and a misspelt prior, say so in one line
+    (tmp_path / "other.json").write_text(json.dumps(dict(bnn, pairs_sha256="0" * 64)))   # as if scored on other pairs
+    for parts, says in (([tmp_path / "ss.json", tmp_path / "whole.json"], "both scored the 'self-supervised' prior"),
+                        ([tmp_path / "ss.json", tmp_path / "other.json"], "scored other pairs than"),
+                        ([tmp_path / "ss.json"], "--merge needs --out")):
+        r = run("--merge", *map(str, parts), *(["--out", str(tmp_path / "x.json")] if len(parts) > 1 else []))
+        assert r.returncode == 2 and says in r.stderr.splitlines()[-1], r.stderr
+    r = run(*small, "--priors", "bnn-gauss")
+    assert r.returncode == 2 and "name each prior once, from self-supervised, bnn-gaussian, bnn-laplace" in r.stderr.splitlines()[-1]
 
 
 @needs_archive
