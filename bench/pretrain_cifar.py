@@ -69,7 +69,7 @@ def best_point(folders) -> tuple[str, dict]:
 
 
 def record_name(res:dict, known:dict) -> str:
-    "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_taup<W^c prior>][_ntxent<SimCLR temperature>][_<settings that differ from the defaults>].json"
+    "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults, the W^c prior and SimCLR's temperature always>].json"
     from common import device_tag
     gpu = device_tag(res["device"])
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", ("clip" if res["lars_clip"] else "noclip") if res["lars_clip"] != known["lars_clip"] else "",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 PRIORS = {"self-supervised": "self-supervised", "bnn-gaussian": "BNN, gaussian", "bnn-laplace": "BNN, laplace"}   # flag -> record key
 PAPER = {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]}
-SHARED = ("pairs_per_group", "pairs_sha256", "eval_images", "limit")      # what every part of one Table 1 must share
+SHARED = ("pairs_per_group", "pairs_source_sha256", "eval_images", "limit")   # what every part of one Table 1 must share
 
 
 def priors_arg(text:str) -> list[str]:
@@ -29,11 +29,10 @@ def priors_arg(text:str) -> list[str]:
     return names
 
 
-def pairs_digest(pairs:dict) -> str:
-    "sha256 of the pairs' images: parts scored on the same pairs share it."
-    h = hashlib.sha256()
-    for k in sorted(pairs):
-        for x in pairs[k]: h.update(x.contiguous().cpu().numpy().tobytes())
+def pairs_digest(x, y, n_pairs:int, seed:int=0) -> str:
+    "sha256 of what `make_pairs` draws the pairs from (the held-out uint8 images, labels, count, seed): parts on the same pairs share it."
+    h = hashlib.sha256(f"{n_pairs} {seed}".encode())
+    for t in (x, y): h.update(t.contiguous().cpu().numpy().tobytes())    # integers: the same bytes on any machine
     return h.hexdigest()
 
 
@@ -71,15 +70,17 @@ def merge(parts:list[Path]) -> dict:
     recs = [json.loads(Path(p).read_text()) for p in parts]
     first, seen = recs[0], {}
     for path, r in zip(parts, recs):
-        if "rho" not in r: raise ValueError(f"{path} holds no rho values (written before 2026-11-26): score it again")
-        diff = [k for k in SHARED if r.get(k) != first.get(k)]
+        if "rho" not in r or any(k not in r for k in SHARED):
+            raise ValueError(f"{path} is not a part of Table 1 written since 2026-11-26 (no rho values or pairs' hash): score it again")
+        diff = [k for k in SHARED if r[k] != first[k]]
         if diff: raise ValueError(f"{path} scored other pairs than {parts[0]} ({', '.join(diff)} differ)")
         for name in r["rho"]:
             if name in seen: raise ValueError(f"{path} and {seen[name]} both scored the {name!r} prior: keep one")
             seen[name] = path
     res = {k: first[k] for k in SHARED}
-    res.update(priors=[n for r in recs for n in r["priors"]], paper=PAPER, parts=[{k: v for k, v in r.items() if k not in ("rho", "paper", *PAPER)}
-                                                                          for r in recs],
+    res.update(priors=[n for r in recs for n in r["priors"]], paper=PAPER, interval=first["interval"],
+               device=" + ".join(dict.fromkeys(r["device"] for r in recs)),   # where each part ran; each part's own fields under `parts`
+               parts=[{k: v for k, v in r.items() if k not in ("rho", "paper", *PAPER)} for r in recs],
                rho={n: v for r in recs for n, v in r["rho"].items()},
                command="python bench/prior_cifar.py --merge " + " ".join(map(str, parts)))
     res.update({n: r[n] for r in recs for n in r["rho"]})
@@ -113,9 +114,11 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.merge:
         if a.out is None: p.error("--merge needs --out")
+        if a.model: p.error("--merge joins records: it scores nothing, so it takes no --model")
         try: res = merge(a.merge)
         except (ValueError, OSError, KeyError) as e: p.error(str(e))
         return write(res, a.out)
+    if a.model and "self-supervised" not in a.priors: p.error("--model is the self-supervised prior's encoder: add self-supervised to --priors")
 
     import torch
     from ssbnn.experiments.cifar import cifar_ssbnn
@@ -132,7 +135,7 @@ def main(argv=None):
     pairs = make_pairs(data.x_val, data.y_val, a.pairs, SimCLRAugment(), seed=0)     # held-out images
     gen = lambda: torch.Generator(device).manual_seed(0)
     sync = lambda: torch.cuda.synchronize() if device.type == "cuda" else None
-    rho, res = {}, {"priors": a.priors, "pairs_per_group": a.pairs, "pairs_sha256": pairs_digest(pairs), "eval_images": a.eval, "limit": a.limit}
+    rho, res = {}, {"priors": a.priors, "pairs_per_group": a.pairs, "pairs_source_sha256": pairs_digest(data.x_val, data.y_val, a.pairs), "eval_images": a.eval, "limit": a.limit}
     if "self-supervised" in a.priors:
         if a.model:
             model = load_model(a.model, device=device)
@@ -165,7 +168,8 @@ def main(argv=None):
     res.update(scores(rho))
     res["rho"] = {n: {k: [float(f"{v:.6g}") for v in r.tolist()] for k, r in g.items()} for n, g in rho.items()}   # every pair's rho, for --merge
     if "seconds_rho_ss_per_group" in res: print(f"rho, self-supervised prior: {res['seconds_rho_ss_per_group']:.2f} s per {a.pairs} pairs x {a.ss_samples} samples")
-    write(res, a.out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(res['device'])}.json")
+    part = "" if len(a.priors) == len(PRIORS) else "_" + "+".join(a.priors)      # a part is not named as the whole table
+    write(res, a.out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(res['device'])}{part}.json")
 
 
 if __name__ == "__main__":

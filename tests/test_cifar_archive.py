@@ -105,16 +105,18 @@ def test_prior_script_runs_on_cpu_whole_and_in_parts(tmp_path):
     r = run("--merge", str(tmp_path / "ss.json"), str(tmp_path / "bnn.json"), "--out", str(tmp_path / "joined.json"))
     assert r.returncode == 0, r.stderr[-3000:]
     joined = json.loads((tmp_path / "joined.json").read_text())
-    assert (tmp_path / "joined.png").exists() and joined["pairs_sha256"] == whole["pairs_sha256"]
+    assert (tmp_path / "joined.png").exists() and joined["pairs_source_sha256"] == whole["pairs_source_sha256"]
     for name in ("self-supervised", "BNN, gaussian", "BNN, laplace"):
         assert joined[name] == whole[name] and joined["rho"][name] == whole["rho"][name]
     # parts that do not fit together, and a misspelt prior, say so in one line
-    (tmp_path / "other.json").write_text(json.dumps(dict(bnn, pairs_sha256="0" * 64)))   # as if scored on other pairs
+    (tmp_path / "other.json").write_text(json.dumps(dict(bnn, pairs_source_sha256="0" * 64)))   # as if scored on other pairs
     for parts, says in (([tmp_path / "ss.json", tmp_path / "whole.json"], "both scored the 'self-supervised' prior"),
                         ([tmp_path / "ss.json", tmp_path / "other.json"], "scored other pairs than"),
                         ([tmp_path / "ss.json"], "--merge needs --out")):
         r = run("--merge", *map(str, parts), *(["--out", str(tmp_path / "x.json")] if len(parts) > 1 else []))
         assert r.returncode == 2 and says in r.stderr.splitlines()[-1], r.stderr
+    r = run(*small, "--priors", "bnn-gaussian", "--model", str(tmp_path))
+    assert r.returncode == 2 and "add self-supervised to --priors" in r.stderr.splitlines()[-1]
     r = run(*small, "--priors", "bnn-gauss")
     assert r.returncode == 2 and "name each prior once, from self-supervised, bnn-gaussian, bnn-laplace" in r.stderr.splitlines()[-1]
 
