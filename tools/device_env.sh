@@ -4,4 +4,5 @@ SITE=${SITE:-/tmp/site}; wheels=$SITE/.ssbnn-$(ls .whl 2>/dev/null | cksum | cut
 [ -f "$wheels" ] || { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/*.whl \
   && mkdir -p "$SITE" && touch "$wheels"; } || return 1
 export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 ARCHIVE=${ARCHIVE:-$PWD/.devdata/cifar10_train.npz}
-python3 -c "import torch, laplace, kornia, ssbnn; print('device env:', torch.__version__, torch.cuda.get_device_name(), 'laplace', laplace.__version__ if hasattr(laplace, '__version__') else '?')"
+python3 -c "import torch, laplace, kornia, ssbnn; from importlib.metadata import version as v
+print('device env:', torch.__version__, torch.cuda.get_device_name(), 'laplace-torch', v('laplace-torch'), 'kornia', v('kornia'))"
