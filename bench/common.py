@@ -26,6 +26,22 @@ def cifar_splits(a, prog:str):
     return data, time.time() - t
 
 
+def reencode_jpeg(data, quality:int, threads:int=16):
+    "`data` (uint8 `ImageSplits`) with every image re-encoded as a JPEG of `quality` (PIL's 4:2:0 chroma): a dose of the archive's own compression."
+    import io, dataclasses
+    from concurrent.futures import ThreadPoolExecutor
+    import numpy as np, torch
+    from PIL import Image
+    if not 1 <= quality <= 95: raise ValueError(f"jpeg quality {quality}: choose 1 to 95 (PIL's useful range), or 0 for the images as read")
+    def one(img):                                                         # (C,H,W) uint8 -> the same after a JPEG round trip
+        buf = io.BytesIO(); Image.fromarray(img.transpose(1, 2, 0)).save(buf, "JPEG", quality=quality)
+        return np.asarray(Image.open(buf).convert("RGB")).transpose(2, 0, 1)
+    def split(x):
+        with ThreadPoolExecutor(threads) as ex: return torch.from_numpy(np.stack(list(ex.map(one, x.numpy(), chunksize=256))))
+    return dataclasses.replace(data, x_train=split(data.x_train), x_val=split(data.x_val), x_test=split(data.x_test),
+                               name=f"{data.name}, re-encoded as JPEG {quality}")
+
+
 def labelled_scores(model, data, budget:int, seed:int, held_out_train:bool=False) -> tuple[dict, dict]:
     "Fit `model` on `budget` stratified labels (`seed`; validation split for the prior); metrics of its posterior and its MAP readout, on the test split or, with `held_out_train`, on the training images outside the subset."
     import torch

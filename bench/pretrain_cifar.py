@@ -30,6 +30,7 @@ def known_settings() -> dict:
     out = asdict(PretrainConfig.for_cifar10())
     out.update({n: q.default for n, q in inspect.signature(benchmark_pretraining).parameters.items() if q.default is not q.empty})
     out["tau_p"] = RECIPE_TAU_P                                          # None stands for the recipe's (`cifar_ssbnn`)
+    out["jpeg"] = 0                                                      # re-encode the images as JPEG of this quality first (0: as read)
     for key, option in (("crops", Crops), ("mean", VariationalMean), ("compile_mode", CompileMode), ("optimizer", Optimizer)):
         out[key] = option(out[key])                                      # options: their values are checked
     return {k: v for k, v in out.items() if isinstance(v, (int, float, Enum)) and k not in ("device", "progress")}
@@ -75,7 +76,7 @@ def record_name(res:dict, known:dict) -> str:
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", ("clip" if res["lars_clip"] else "noclip") if res["lars_clip"] != known["lars_clip"] else "",
             f"taup{1 / res['prior_std']:.3g}" if res.get("prior_std") else "",   # always named: the default prior has changed before
             "" if res.get("learn_tau", True) else f"fixedtau{res['tau_init']:g}", f"head{res['head_width']}" if res["head_width"] != known["head_width"] else "",
-            "clampedcrops" if res.get("crops") == "clamped" else "", f"mean{res['mean']}" if res.get("mean") not in (None, "mean") else "",
+            "clampedcrops" if res.get("crops") == "clamped" else "", f"jpeg{res['jpeg']}" if res.get("jpeg") else "", f"mean{res['mean']}" if res.get("mean") not in (None, "mean") else "",
             ("fusedopt" if res["fused_optimizer"] else "eageropt") if res.get("fused_optimizer", known["fused_optimizer"]) != known["fused_optimizer"] else "",
             f"ntxent{res['ntxent_tau']:g}" if res.get("ntxent_tau") else "",    # SimCLR's temperature: always named, as the prior
             *(f"{tag}{res[k]:g}" if tag else str(res[k]) for k, tag in (("optimizer", ""), ("lr", "lr"), ("weight_decay", "wd"))
@@ -101,6 +102,8 @@ def main(argv=None):
                    help=f"clip each tensor's LARS rate at the scheduled one (solo-learn's clip_lr; default {'on' if known['lars_clip'] else 'off'})")
     p.add_argument("--tau-p", type=float, default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the recipe's, RECIPE_TAU_P; the paper's: 0.65)")
     p.add_argument("--head-width", type=int, default=known["head_width"], help=f"projection head's hidden width (default {known['head_width']})")
+    p.add_argument("--jpeg", type=int, default=0, help="re-encode every image as a JPEG of this quality first, 1-95 (default 0: as read; "
+                   "a dose of the archive's own JPEG-75 compression)")
     p.add_argument("--lr", type=float, default=known["lr"], help=f"peak learning rate of encoder and head (default {known['lr']:g}, the paper's)")
     p.add_argument("--fused-optimizer", action=argparse.BooleanOptionalAction, default=known["fused_optimizer"],
                    help=f"the optimiser's update as a few fused kernels: LARS compiled (default {'on' if known['fused_optimizer'] else 'off'})")
@@ -126,6 +129,8 @@ def main(argv=None):
         try: name, over = best_point(a.best_of)
         except ValueError as e: p.error(str(e))
         points.append((f"{name}-{a.epochs:g}ep", over))
+    bad = [q for q in {a.jpeg, *(over.get("jpeg", a.jpeg) for _, over in points)} if q and not 1 <= q <= 95]
+    if bad: p.error(f"jpeg quality {bad[0]}: choose 1 to 95 (PIL's useful range), or 0 for the images as read")
     if points and a.out_dir is None: p.error("--point and --best-of need --out-dir")
     if points and a.out: p.error("--out names one record; a sweep writes --out-dir/NAME.json")
     if a.out_dir and all((a.out_dir / f"{name}.json").exists() for name, _ in points):
@@ -139,6 +144,13 @@ def main(argv=None):
     from ssbnn._utils import get_device
 
     data, decode_s = cifar_splits(a, "pretrain_cifar")
+    doses = {}
+    def dosed(q:int):
+        "The splits as read (q 0), or re-encoded as JPEG of quality q (once per q)."
+        if q and q not in doses:
+            from common import reencode_jpeg
+            doses[q] = reencode_jpeg(data, q)
+        return doses[q] if q else data
     device = get_device(a.device)
     print(f"{data} (read in {decode_s:.0f} s); device {device}", flush=True)
 
@@ -157,9 +169,10 @@ def main(argv=None):
         out = a.out_dir / f"{name}.json"
         if out.exists(): print(f"{name}: {out} exists, skipped", flush=True); continue
         print(f"{name}: {over}", flush=True)
-        res = benchmark_pretraining(data, **{**base, **over})
+        q = over.get("jpeg", a.jpeg)
+        res = benchmark_pretraining(dosed(q), **{**base, **{k: v for k, v in over.items() if k != "jpeg"}})
         res.pop("model")
-        res.update(point=name, settings=over, augment=aug, read_seconds=decode_s, command=command)
+        res.update(jpeg=q, point=name, settings=over, augment=aug, read_seconds=decode_s, command=command)
         atomic_write(out, lambda f: f.write_text(json.dumps(res, indent=1)))
         _summarise(res, out)
     if points:
@@ -168,7 +181,8 @@ def main(argv=None):
             res = {"profile": _profile(a, data, device), "augment": aug, "device": str(device), "torch": torch.__version__, "command": command}
             atomic_write(out, lambda f: f.write_text(json.dumps(res, indent=1)))
         return
-    res = benchmark_pretraining(data, **base)
+    res = benchmark_pretraining(dosed(a.jpeg), **base)
+    res["jpeg"] = a.jpeg
     model = res.pop("model")
     if a.dump_features:
         from ssbnn.features import encode

@@ -1,5 +1,6 @@
 "The benchmark scripts' own logic, on synthetic records (their GPU runs write bench/results)."
 import json, subprocess, sys
+import pytest
 import numpy as np
 from conftest import ROOT
 
@@ -91,6 +92,23 @@ def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_
     assert r.returncode == 2 and "--point and --best-of need --out-dir" in r.stderr.splitlines()[-1]
 
 
+def test_reencode_jpeg_doses_the_archives_compression():
+    import torch
+    from common import reencode_jpeg
+    from ssbnn.data import splits_from_arrays
+    yy, xx = np.mgrid[:32, :32]                                           # smooth images with an edge: what JPEG keeps and loses
+    imgs = np.stack([np.stack([(xx * 8 + k) % 256, (yy * 8) % 256, ((xx > 16) * 200 + k) % 256], -1) for k in range(40)]).astype(np.uint8)
+    data = splits_from_arrays(imgs, np.arange(40) % 10, val=10, test=10, name="toy")
+    err = {}
+    for q in (90, 50, 10):
+        d = reencode_jpeg(data, q, threads=2)
+        assert d.x_train.dtype == torch.uint8 and d.x_train.shape == data.x_train.shape and torch.equal(d.y_test, data.y_test)
+        assert torch.equal(d.x_val, reencode_jpeg(data, q, threads=1).x_val)              # deterministic, whatever the threads
+        err[q] = (d.x_train.float() - data.x_train.float()).abs().mean().item()
+    assert 0 < err[90] < err[50] < err[10], err                          # a lower quality is a larger dose
+    with pytest.raises(ValueError, match="jpeg quality 100: choose 1 to 95"): reencode_jpeg(data, 100)
+
+
 def test_record_name_names_every_setting_that_differs(tmp_path):
     import runpy
     bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))
@@ -98,9 +116,9 @@ def test_record_name_names_every_setting_that_differs(tmp_path):
     res = dict(method="ss-bnn", device="NVIDIA H100 80GB HBM3", epochs=200, prior_std=0.25, **known)
     assert bench["record_name"](res, known) == "pretrain_ss-bnn_cifar10_H100_200ep_taup4.json"   # the prior: always named
     res.update(lars_trust=0.01, lars_clip=False, learn_tau=False, tau_init=0.2, head_width=2048, crops="clamped", mean="view_a",
-               fused_optimizer=True)
+               fused_optimizer=True, jpeg=50)
     assert bench["record_name"](res, known) == ("pretrain_ss-bnn_cifar10_H100_200ep_trust0.01_noclip_taup4_fixedtau0.2_head2048"
-                                                "_clampedcrops_meanview_a_fusedopt.json")
+                                                "_clampedcrops_jpeg50_meanview_a_fusedopt.json")
     simclr = dict(method="simclr", device="cpu", epochs=0.5, prior_std=None, **known)
     assert bench["record_name"](simclr, known) == "pretrain_simclr_cifar10_cpu_0.5ep.json"          # no W^c prior
     known.update(optimizer="lars", lr=0.6, weight_decay=1e-6)                 # the optimiser's settings, named where they differ

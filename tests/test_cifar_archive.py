@@ -42,7 +42,7 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
     cmd = [sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "400", "--eval", "80",
            "--val", "40", "--epochs", "0.1", "--batch-size", "32", "--budgets", "", "--no-compile", "--device", "cpu",
            "--profile-steps", "0", "--out-dir", str(tmp_path), "--point", "eta1e-3", "lars_trust=0.001,lars_clip=0",
-           "--point", "wide", "head_width=64,tau_p=1,mean=view_a,optimizer=sgd,weight_decay=5e-4"]
+           "--point", "wide", "head_width=64,tau_p=1,mean=view_a,optimizer=sgd,weight_decay=5e-4,jpeg=50"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     old, wide = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("eta1e-3", "wide"))
@@ -52,6 +52,7 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
     assert (old["optimizer"], old["weight_decay"], wide["optimizer"], wide["weight_decay"]) == ("lars", 1e-6, "sgd", 5e-4)   # lightly's optimiser
     assert all(-1 <= h["align"] <= 1 for r in (old, wide) for h in r["history"]) and wide["final_align"] == wide["history"][-1]["align"]
     assert old["settings"] == {"lars_trust": 0.001, "lars_clip": False} and old["point"] == "eta1e-3"
+    assert (old["jpeg"], wide["jpeg"]) == (0, 50)                        # the images as read, and re-encoded as JPEG 50
     (tmp_path / "wide.json").unlink()                                     # as if the time limit had cut the sweep off
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and "eta1e-3: " in r.stdout and "exists, skipped" in r.stdout and (tmp_path / "wide.json").exists()
@@ -65,6 +66,8 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
     assert bad.returncode == 2 and "point wide: point setting 'lars_trust' is not KEY=VALUE" in bad.stderr.splitlines()[-1]
     bad = subprocess.run(cmd[:-1] + ["lars_trst=0.02"], capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "point wide: unknown setting 'lars_trst'; choose from" in bad.stderr.splitlines()[-1]
+    bad = subprocess.run(cmd[:-1] + ["jpeg=100"], capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "jpeg quality 100: choose 1 to 95" in bad.stderr.splitlines()[-1]
 
 
 @needs_archive
