@@ -134,7 +134,6 @@ def fit(self:SSBNN, x, y, # labelled images (N,C,H,W) and labels (N,)
 # %% ../nbs/13_core.ipynb #b15ee005
 @patch
 def predict_proba(self:SSBNN, x, # images (N,C,H,W)
-                  batch_size:int=1000, # images per chunk
                   laplace:bool=True, # False: the MAP readout's softmax, without the posterior's uncertainty
                  ) -> Tensor:
     "Posterior predictive probabilities `(N,C)` (probit approximation), on the CPU."
