@@ -26,13 +26,19 @@ def cifar_splits(a, prog:str):
     return data, time.time() - t
 
 
+def check_jpeg_quality(quality:int) -> int:
+    "`quality` if `reencode_jpeg` takes it (1 to 95, or 0 for the images as read), else ValueError saying so."
+    if quality and not 1 <= quality <= 95: raise ValueError(f"jpeg quality {quality}: choose 1 to 95 (PIL's useful range), or 0 for the images as read")
+    return quality
+
+
 def reencode_jpeg(data, quality:int, threads:int=16):
     "`data` (uint8 `ImageSplits`) with every image re-encoded as a JPEG of `quality` (PIL's 4:2:0 chroma): a dose of the archive's own compression."
     import io, dataclasses
     from concurrent.futures import ThreadPoolExecutor
     import numpy as np, torch
     from PIL import Image
-    if not 1 <= quality <= 95: raise ValueError(f"jpeg quality {quality}: choose 1 to 95 (PIL's useful range), or 0 for the images as read")
+    if not check_jpeg_quality(quality): raise ValueError("jpeg quality 0 means the images as read: there is nothing to re-encode")
     def one(img):                                                         # (C,H,W) uint8 -> the same after a JPEG round trip
         buf = io.BytesIO(); Image.fromarray(img.transpose(1, 2, 0)).save(buf, "JPEG", quality=quality)
         return np.asarray(Image.open(buf).convert("RGB")).transpose(2, 0, 1)

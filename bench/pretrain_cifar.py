@@ -129,8 +129,10 @@ def main(argv=None):
         try: name, over = best_point(a.best_of)
         except ValueError as e: p.error(str(e))
         points.append((f"{name}-{a.epochs:g}ep", over))
-    bad = [q for q in {a.jpeg, *(over.get("jpeg", a.jpeg) for _, over in points)} if q and not 1 <= q <= 95]
-    if bad: p.error(f"jpeg quality {bad[0]}: choose 1 to 95 (PIL's useful range), or 0 for the images as read")
+    from common import check_jpeg_quality, reencode_jpeg
+    try:
+        for q in {a.jpeg, *(over.get("jpeg", a.jpeg) for _, over in points)}: check_jpeg_quality(q)
+    except ValueError as e: p.error(str(e))
     if points and a.out_dir is None: p.error("--point and --best-of need --out-dir")
     if points and a.out: p.error("--out names one record; a sweep writes --out-dir/NAME.json")
     if a.out_dir and all((a.out_dir / f"{name}.json").exists() for name, _ in points):
@@ -147,9 +149,7 @@ def main(argv=None):
     doses = {}
     def dosed(q:int):
         "The splits as read (q 0), or re-encoded as JPEG of quality q (once per q)."
-        if q and q not in doses:
-            from common import reencode_jpeg
-            doses[q] = reencode_jpeg(data, q)
+        if q and q not in doses: doses[q] = reencode_jpeg(data, q)
         return doses[q] if q else data
     device = get_device(a.device)
     print(f"{data} (read in {decode_s:.0f} s); device {device}", flush=True)

@@ -78,7 +78,7 @@ def merge(parts:list[Path]) -> dict:
             if name in seen: raise ValueError(f"{path} and {seen[name]} both scored the {name!r} prior: keep one")
             seen[name] = path
     res = {k: first[k] for k in SHARED}
-    res.update(priors=[n for r in recs for n in r["priors"]], paper=PAPER, interval=first["interval"],
+    res.update(paper=PAPER, interval=first["interval"],
                device=" + ".join(dict.fromkeys(r["device"] for r in recs)),   # where each part ran; each part's own fields under `parts`
                parts=[{k: v for k, v in r.items() if k not in ("rho", "paper", *PAPER)} for r in recs],
                rho={n: v for r in recs for n, v in r["rho"].items()},
@@ -135,7 +135,7 @@ def main(argv=None):
     pairs = make_pairs(data.x_val, data.y_val, a.pairs, SimCLRAugment(), seed=0)     # held-out images
     gen = lambda: torch.Generator(device).manual_seed(0)
     sync = lambda: torch.cuda.synchronize() if device.type == "cuda" else None
-    rho, res = {}, {"priors": a.priors, "pairs_per_group": a.pairs, "pairs_source_sha256": pairs_digest(data.x_val, data.y_val, a.pairs), "eval_images": a.eval, "limit": a.limit}
+    rho, res = {}, {"pairs_per_group": a.pairs, "pairs_source_sha256": pairs_digest(data.x_val, data.y_val, a.pairs), "eval_images": a.eval, "limit": a.limit}
     if "self-supervised" in a.priors:
         if a.model:
             model = load_model(a.model, device=device)
