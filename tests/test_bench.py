@@ -183,9 +183,9 @@ STUB = r'''#!/bin/bash
 # stands in for the device's python3: logs its arguments; writes what the real command would, where it would
 echo "$*" >> "$STUB_LOG"
 if [ -n "${STUB_FAIL:-}" ] && [[ "$*" == *"$STUB_FAIL"* ]]; then exit 1; fi   # a command that fails, as a crash on the device would
-if [ -n "${STUB_CHECK:-}" ]; then                            # the real parser of each script and CLI reads its arguments
+if [ -n "${STUB_CHECK:-}" ]; then                            # kept for the real parsers (CHECK), which read them all in one process
   case "$*" in *"import json"*|*"import torch"*|"-m pip"*) ;;
-    *) "$STUB_REAL" "$STUB_CHECK" "$@" >> "$STUB_LOG.check" 2>&1 || echo "REFUSED ($PWD): $*" >> "$STUB_LOG.check" ;; esac
+    *) printf '%s\0' "$#" "$PWD" "$@" >> "$STUB_CHECK" ;; esac     # argument count, working folder, arguments
 fi
 out=""; outdir=""; keep=""; prev=""
 for a in "$@"; do
@@ -214,14 +214,25 @@ exit 0
 
 
 CHECK = r'''
-import argparse, runpy, sys
+# Each command the stub kept, through its script's or CLI's real argument parser, all in this one process (one torch import,
+# not one a command): runs the script up to its parse_args, stops there, and prints REFUSED for any that does not parse.
+import argparse, contextlib, io, os, runpy, sys
+from pathlib import Path
 def parse_only(self, args=None, namespace=None):
     _parse(self, args, namespace); raise SystemExit(0)         # parsed: stop before any work
 _parse, argparse.ArgumentParser.parse_args = argparse.ArgumentParser.parse_args, parse_only
-args = sys.argv[1:]
-if args[0] == "-c": sys.argv = ["-c", *args[2:]]; exec(compile(args[1], "<-c>", "exec"), {"__name__": "__main__"})
-else: sys.argv = args; sys.path.insert(0, str(__import__("pathlib").Path(args[0]).parent)); runpy.run_path(args[0], run_name="__main__")
-sys.exit(3)                                                     # never parsed its arguments
+fields = Path(sys.argv[1]).read_bytes().decode().split("\0")[:-1]
+while fields:
+    n, cwd, args, fields = int(fields[0]), fields[1], fields[2:2 + int(fields[0])], fields[2 + int(fields[0]):]
+    os.chdir(cwd); err = io.StringIO(); code = 3                # 3: never parsed its arguments
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            if args[0] == "-c": sys.argv = ["-c", *args[2:]]; exec(compile(args[1], "<-c>", "exec"), {"__name__": "__main__"})
+            else: sys.argv = args; sys.path.insert(0, str(Path(args[0]).parent)); runpy.run_path(args[0], run_name="__main__")
+    except SystemExit as e: code = e.code
+    except Exception as e: code = repr(e)
+    if code != 0: print(f"REFUSED ({cwd}, {code}): {' '.join(args)}\n{err.getvalue()[-2000:]}")
+    print("parsed:", " ".join(args))
 '''
 
 
@@ -341,7 +352,7 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     import os, runpy
     (tmp_path / "check.py").write_text(CHECK)
     (tmp_path / "c10.npz").write_bytes(b"archive")
-    env = dict(STUB_CHECK=str(tmp_path / "check.py"), ARCHIVE=str(tmp_path / "c10.npz"))
+    env = dict(STUB_CHECK=str(tmp_path / "kept"), ARCHIVE=str(tmp_path / "c10.npz"))
     runs = [("speed", dict(BEFORE=str(ROOT))), ("modes", {}), ("optim", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
             ("table1", {}), ("table1", dict(PRIORS="bnn-gaussian,bnn-laplace")), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
             ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
@@ -350,12 +361,14 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     for piece, settings in runs:
         r, _ = _piece(tmp_path, piece, **env, **settings)
         assert r.returncode == 0, (piece, r.stdout[-2000:], r.stderr[-2000:])
-    checked = (tmp_path / "log.check").read_text()
-    assert "REFUSED" not in checked, checked[-3000:]
+    checked = subprocess.run([sys.executable, str(tmp_path / "check.py"), str(tmp_path / "kept")], capture_output=True, text=True)
+    assert checked.returncode == 0 and "REFUSED" not in checked.stdout, (checked.stdout[-3000:], checked.stderr[-3000:])
     commands = [l for l in (tmp_path / "log").read_text().splitlines() if not l.startswith(("-m pip", "-c import torch", "-c import json"))]
     scripts = {"pretrain_cifar.py", "compare_curves.py", "rho_speed.py", "prior_cifar.py", "ddp_overhead.py", "pretrain_main", "evaluate_main",
                "active_cifar.py", "laplace_predict.py", "peer_simclr.py"}
     assert all(any(s in c for c in commands) for s in scripts), commands          # each script was reached
+    runs_of_ours = [c for c in commands if c.startswith(("bench/", "-c from ssbnn.cli"))]     # every one was parsed
+    assert checked.stdout.count("\nparsed: ") + checked.stdout.startswith("parsed: ") == len(runs_of_ours) > 20, checked.stdout[-3000:]
     bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))                # and the sweep's default points are ones it takes
     text = (ROOT / "bench" / "gpu_pieces.sh").read_text()
     points = text.split('POINTS:-')[1].split('}')[0].split()
