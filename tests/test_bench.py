@@ -218,18 +218,20 @@ CHECK = r'''
 # not one a command): runs the script up to its parse_args, stops there, and prints REFUSED for any that does not parse.
 import argparse, contextlib, io, os, runpy, sys
 from pathlib import Path
+class Parsed(BaseException): "Its arguments parsed: stop before any work (not an exit 0 of its own, such as -h's)."
 def parse_only(self, args=None, namespace=None):
-    _parse(self, args, namespace); raise SystemExit(0)         # parsed: stop before any work
+    _parse(self, args, namespace); raise Parsed
 _parse, argparse.ArgumentParser.parse_args = argparse.ArgumentParser.parse_args, parse_only
 fields = Path(sys.argv[1]).read_bytes().decode().split("\0")[:-1]
 while fields:
     n, cwd, args, fields = int(fields[0]), fields[1], fields[2:2 + int(fields[0])], fields[2 + int(fields[0]):]
-    os.chdir(cwd); err = io.StringIO(); code = 3                # 3: never parsed its arguments
+    os.chdir(cwd); err = io.StringIO(); code = "never parsed its arguments"
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
             if args[0] == "-c": sys.argv = ["-c", *args[2:]]; exec(compile(args[1], "<-c>", "exec"), {"__name__": "__main__"})
             else: sys.argv = args; sys.path.insert(0, str(Path(args[0]).parent)); runpy.run_path(args[0], run_name="__main__")
-    except SystemExit as e: code = e.code
+    except Parsed: code = 0
+    except SystemExit as e: code = f"exit {e.code}"
     except Exception as e: code = repr(e)
     if code != 0: print(f"REFUSED ({cwd}, {code}): {' '.join(args)}\n{err.getvalue()[-2000:]}")
     print("parsed:", " ".join(args))
