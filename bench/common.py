@@ -32,16 +32,22 @@ def check_jpeg_quality(quality:int) -> int:
     return quality
 
 
+def jpeg_round_trip(img, quality:int) -> tuple:
+    "(image, bytes): a `(C,H,W)` uint8 RGB image after a JPEG round trip at `quality` (PIL's 4:2:0 chroma), and its JPEG's size."
+    import io
+    import numpy as np
+    from PIL import Image
+    buf = io.BytesIO(); Image.fromarray(img.transpose(1, 2, 0)).save(buf, "JPEG", quality=quality)
+    return np.asarray(Image.open(buf).convert("RGB")).transpose(2, 0, 1), buf.tell()
+
+
 def reencode_jpeg(data, quality:int, threads:int=16):
     "`data` (uint8 `ImageSplits`) with every image re-encoded as a JPEG of `quality` (PIL's 4:2:0 chroma): a dose of the archive's own compression."
-    import io, dataclasses
+    import dataclasses
     from concurrent.futures import ThreadPoolExecutor
     import numpy as np, torch
-    from PIL import Image
     if not check_jpeg_quality(quality): raise ValueError("jpeg quality 0 means the images as read: there is nothing to re-encode")
-    def one(img):                                                         # (C,H,W) uint8 -> the same after a JPEG round trip
-        buf = io.BytesIO(); Image.fromarray(img.transpose(1, 2, 0)).save(buf, "JPEG", quality=quality)
-        return np.asarray(Image.open(buf).convert("RGB")).transpose(2, 0, 1)
+    one = lambda img: jpeg_round_trip(img, quality)[0]
     def split(x):
         with ThreadPoolExecutor(threads) as ex: return torch.from_numpy(np.stack(list(ex.map(one, x.numpy(), chunksize=256))))
     return dataclasses.replace(data, x_train=split(data.x_train), x_val=split(data.x_val), x_test=split(data.x_test),

@@ -457,3 +457,32 @@ def test_peer_simclr_trains_repeatably_and_splits_decay_as_ssbnn():
     weights, others = peer["param_groups"](modules, "weights")
     assert [id(p) for p in weights["params"]] == [id(p) for p in _split_decay(modules)[0]] and others["weight_decay"] == 0
     assert [id(p) for p in others["params"]] == [id(p) for p in _split_decay(modules)[1]]
+
+
+def test_jpeg_distortion_measures_the_doses(tmp_path, capsys):
+    "bench/jpeg_distortion.py on a small archive of smooth images: a lower quality moves them further; bad input exits 2 in one line."
+    import io, runpy
+    from PIL import Image
+    yy, xx = np.mgrid[:32, :32]
+    blobs = []
+    for k in range(12):                                                   # packed as the archive is: PIL's JPEG 75
+        b = io.BytesIO(); Image.fromarray(np.stack([(xx * 8 + k) % 256, (yy * 8) % 256, ((xx > 16) * 200 + k) % 256], -1).astype(np.uint8)).save(b, "JPEG", quality=75)
+        blobs.append(np.frombuffer(b.getvalue(), np.uint8))
+    np.savez(tmp_path / "a.npz", jpeg=np.concatenate(blobs), offsets=np.cumsum([0] + [len(b) for b in blobs]), labels=np.arange(12) % 3)
+    main = runpy.run_path(str(ROOT / "bench" / "jpeg_distortion.py"))["main"]
+    main(["--archive", str(tmp_path / "a.npz"), "--crops", "4", "--out", str(tmp_path / "r.json")])
+    rec = json.loads((tmp_path / "r.json").read_text())
+    arch = rec["archive"]["qualities"]
+    assert rec["archive"]["images"] == 12 and arch["75"]["psnr_db"] > arch["50"]["psnr_db"] > arch["25"]["psnr_db"] > 20
+    assert arch["75"]["psnr_db"] > 40                                     # the archive's own quality, again: almost nothing moves
+    assert abs(arch["75"]["bytes_mean"] - rec["archive"]["bytes_mean_as_read"]) < 0.05 * rec["archive"]["bytes_mean_as_read"]
+    for f in ("2", "4", "8"):                                             # a first compression of the photographs' crops
+        ph = rec["photos"]["factors"][f]
+        assert ph["75"]["psnr_db"] > ph["50"]["psnr_db"] > ph["25"]["psnr_db"] and ph["75"]["bytes_mean"] > ph["25"]["bytes_mean"]
+    capsys.readouterr()
+    for argv, message in ((["--qualities", "100"], "choose 1 to 95"), (["--qualities", "0"], "0 is the images as read"),
+                          (["--qualities", "x"], "give integers 1-95"), (["--archive", str(tmp_path / "none.npz")], "no archive at")):
+        with pytest.raises(SystemExit) as e: main(["--archive", str(tmp_path / "a.npz"), "--out", str(tmp_path / "bad.json"), *argv])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert e.value.code == 2 and len(err) == 1 and message in err[0], err
+    assert not (tmp_path / "bad.json").exists()
