@@ -38,7 +38,8 @@ def jpeg_round_trip(img, quality:int) -> tuple:
     import numpy as np
     from PIL import Image
     buf = io.BytesIO(); Image.fromarray(img.transpose(1, 2, 0)).save(buf, "JPEG", quality=quality)
-    return np.asarray(Image.open(buf).convert("RGB")).transpose(2, 0, 1), buf.tell()
+    size = buf.tell()
+    return np.asarray(Image.open(buf).convert("RGB")).transpose(2, 0, 1), size
 
 
 def reencode_jpeg(data, quality:int, threads:int=16):

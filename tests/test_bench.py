@@ -461,28 +461,45 @@ def test_peer_simclr_trains_repeatably_and_splits_decay_as_ssbnn():
 
 def test_jpeg_distortion_measures_the_doses(tmp_path, capsys):
     "bench/jpeg_distortion.py on a small archive of smooth images: a lower quality moves them further; bad input exits 2 in one line."
-    import io, runpy
+    import io, math, runpy
     from PIL import Image
     yy, xx = np.mgrid[:32, :32]
+    imgs = [np.stack([(xx * 8 + k) % 256, (yy * 8) % 256, ((xx > 16) * 200 + k) % 256], -1).astype(np.uint8) for k in range(12)]
     blobs = []
-    for k in range(12):                                                   # packed as the archive is: PIL's JPEG 75
-        b = io.BytesIO(); Image.fromarray(np.stack([(xx * 8 + k) % 256, (yy * 8) % 256, ((xx > 16) * 200 + k) % 256], -1).astype(np.uint8)).save(b, "JPEG", quality=75)
-        blobs.append(np.frombuffer(b.getvalue(), np.uint8))
+    for img in imgs:                                                      # packed as the archive is: PIL's JPEG 75
+        b = io.BytesIO(); Image.fromarray(img).save(b, "JPEG", quality=75); blobs.append(np.frombuffer(b.getvalue(), np.uint8))
     np.savez(tmp_path / "a.npz", jpeg=np.concatenate(blobs), offsets=np.cumsum([0] + [len(b) for b in blobs]), labels=np.arange(12) % 3)
-    main = runpy.run_path(str(ROOT / "bench" / "jpeg_distortion.py"))["main"]
-    main(["--archive", str(tmp_path / "a.npz"), "--crops", "4", "--out", str(tmp_path / "r.json")])
+    script = runpy.run_path(str(ROOT / "bench" / "jpeg_distortion.py"))
+    e = script["Error"](); e.add(np.zeros(10, np.uint8), np.ones(10, np.uint8)); e.add(np.full(10, 255, np.uint8), np.full(10, 254, np.uint8))
+    assert math.isclose(e.record()["psnr_db"], 20 * math.log10(255)) and e.record()["mse"] == 1    # and no uint8 wrap-around
+    main = script["main"]
+    main(["--archive", str(tmp_path / "a.npz"), "--images", "10", "--crops", "4", "--out", str(tmp_path / "r.json")])
     rec = json.loads((tmp_path / "r.json").read_text())
     arch = rec["archive"]["qualities"]
-    assert rec["archive"]["images"] == 12 and arch["75"]["psnr_db"] > arch["50"]["psnr_db"] > arch["25"]["psnr_db"] > 20
-    assert arch["75"]["psnr_db"] > 40                                     # the archive's own quality, again: almost nothing moves
+    assert rec["archive"]["images"] == 10 and rec["archive"]["pil_quality75_tables"] == rec["archive"]["chroma_420"] == 1
+    as_read = np.stack([np.asarray(Image.open(io.BytesIO(b.tobytes()))) for b in blobs[:10]]).astype(float)
+    again = np.stack([np.asarray(Image.open(io.BytesIO(_jpeg(x, 50)))) for x in as_read.astype(np.uint8)]).astype(float)
+    assert math.isclose(arch["50"]["mse"], ((again - as_read) ** 2).mean())                  # the dose, computed here independently
+    assert arch["75"]["psnr_db"] > arch["50"]["psnr_db"] > arch["25"]["psnr_db"] > 20
+    assert arch["75"]["psnr_db"] > 35                                     # the archive's own quality, again: almost nothing moves
     assert abs(arch["75"]["bytes_mean"] - rec["archive"]["bytes_mean_as_read"]) < 0.05 * rec["archive"]["bytes_mean_as_read"]
-    for f in ("2", "4", "8"):                                             # a first compression of the photographs' crops
-        ph = rec["photos"]["factors"][f]
-        assert ph["75"]["psnr_db"] > ph["50"]["psnr_db"] > ph["25"]["psnr_db"] and ph["75"]["bytes_mean"] > ph["25"]["bytes_mean"]
+    for f in ("2", "4", "8"):                                             # the photographs' crops, compressed once and twice
+        first, twice = rec["photos"]["factors"][f]["first"], rec["photos"]["factors"][f]["after75"]
+        assert first["75"]["psnr_db"] > first["50"]["psnr_db"] > first["25"]["psnr_db"] and first["75"]["bytes_mean"] > first["25"]["bytes_mean"]
+        assert twice["50"]["against_the_original"]["mse"] > max(first["75"]["mse"], twice["50"]["mse"])   # a second pass adds error
     capsys.readouterr()
-    for argv, message in ((["--qualities", "100"], "choose 1 to 95"), (["--qualities", "0"], "0 is the images as read"),
-                          (["--qualities", "x"], "give integers 1-95"), (["--archive", str(tmp_path / "none.npz")], "no archive at")):
+    (tmp_path / "folder").mkdir()
+    for argv, message in ((["--qualities", "100"], "give integers 1-95"), (["--qualities", "0"], "give integers 1-95"),
+                          (["--qualities", "x"], "give integers 1-95"), (["--images", "-1"], "--images must be 0"), (["--crops", "0"], "--crops 1 or more"),
+                          (["--archive", str(tmp_path / "none.npz")], "no archive at"), (["--out", str(tmp_path / "folder")], "is a folder")):
         with pytest.raises(SystemExit) as e: main(["--archive", str(tmp_path / "a.npz"), "--out", str(tmp_path / "bad.json"), *argv])
         err = capsys.readouterr().err.strip().splitlines()
         assert e.value.code == 2 and len(err) == 1 and message in err[0], err
     assert not (tmp_path / "bad.json").exists()
+
+
+def _jpeg(img, quality:int) -> bytes:
+    "An `(H,W,3)` uint8 image as a JPEG of `quality`, with PIL's defaults."
+    import io
+    from PIL import Image
+    b = io.BytesIO(); Image.fromarray(img).save(b, "JPEG", quality=quality); return b.getvalue()
