@@ -465,9 +465,7 @@ def test_jpeg_distortion_measures_the_doses(tmp_path, capsys):
     from PIL import Image
     yy, xx = np.mgrid[:32, :32]
     imgs = [np.stack([(xx * 8 + k) % 256, (yy * 8) % 256, ((xx > 16) * 200 + k) % 256], -1).astype(np.uint8) for k in range(12)]
-    blobs = []
-    for img in imgs:                                                      # packed as the archive is: PIL's JPEG 75
-        b = io.BytesIO(); Image.fromarray(img).save(b, "JPEG", quality=75); blobs.append(np.frombuffer(b.getvalue(), np.uint8))
+    blobs = [np.frombuffer(_jpeg(img, 75), np.uint8) for img in imgs]     # packed as the archive is: PIL's JPEG 75
     np.savez(tmp_path / "a.npz", jpeg=np.concatenate(blobs), offsets=np.cumsum([0] + [len(b) for b in blobs]), labels=np.arange(12) % 3)
     script = runpy.run_path(str(ROOT / "bench" / "jpeg_distortion.py"))
     e = script["Error"](); e.add(np.zeros(10, np.uint8), np.ones(10, np.uint8)); e.add(np.full(10, 255, np.uint8), np.full(10, 254, np.uint8))
