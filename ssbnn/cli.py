@@ -168,7 +168,7 @@ def check_objective(model:SSBNN, path, simclr:bool=False):
 # %% ../nbs/14_cli.ipynb #5bc6e626
 def evaluate_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn-evaluate`."
-    p = _Parser(prog="ssbnn-evaluate", description="The paper's evaluation (Tables 2 and 5) for SS-BNNs and conventional BNN baselines.")
+    p = _Parser(prog="ssbnn-evaluate", description="The paper's evaluation (Tables 2 and D.1) for SS-BNNs and conventional BNN baselines.")
     p.add_argument("--data", choices=("digits", "cifar10"), default="digits", help="dataset (default digits, no download)")
     p.add_argument("--root", type=Path, help="cifar10: torchvision folder (with --download if missing)")
     p.add_argument("--download", action="store_true", help="cifar10: download into --root (needs a network)")

@@ -150,7 +150,7 @@ def alignment_from_kl(kl:float, # the mean-per-parameter KL of one step
                       prior_std:float, # s_p
                       dim:int, # D, the size of the representations
                      ) -> float:
-    "The mean cosine between the two views' representations that Eq. (5) implies (the variational mean 'mean', unit vectors)."
+    "The mean cosine between the two views' representations that the KL identity (ii) of the `elbo` notebook implies (the variational mean 'mean', unit vectors)."
     r = (sigma / prior_std) ** 2
     return 4 * dim * (tau * prior_std) ** 2 * (kl - 0.5 * (r - 1 - math.log(r))) - 1
 
