@@ -190,7 +190,7 @@ def task_elbo(layer:MeanFieldLinear, # the task layer over encoder features
               noise=None, # ...unless it is given, (B,C)
              ) -> Tensor:
     "The tempered task ELBO: per-datapoint expected log-likelihood (one sample) minus the mean-per-parameter KL."
-    return -F.cross_entropy(layer(features.float(), generator, noise), y) - layer.kl()
+    return -F.cross_entropy(layer(features.to(layer.weight_mu.dtype), generator, noise), y) - layer.kl()
 
 # %% ../nbs/04_elbo.ipynb #fb393041
 @rebuildable

@@ -58,7 +58,7 @@ def reliability(probs:Tensor, y:Tensor, n_bins:int=15) -> dict:
 
 # %% ../nbs/05_metrics.ipynb #0edb961d
 def plot_reliability(probs:dict, y:Tensor, n_bins:int=10, axs=None):
-    "Reliability diagrams side by side for `{name: probs (N,C)}`, with each model's accuracy and ECE in the title."
+    "Reliability diagrams side by side for `{name: probs (N,C)}` in `n_bins` bars, with each model's accuracy and ECE (`ece`'s 15 bins) in the title."
     import matplotlib.pyplot as plt, numpy as np
     if axs is None: _, axs = plt.subplots(1, len(probs), figsize=(3.4 * len(probs), 3.5), squeeze=False)
     axs = np.ravel(axs)
