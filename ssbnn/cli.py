@@ -9,7 +9,7 @@ from pathlib import Path
 from fastcore.docments import docments
 from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint
 from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits, archive_splits, load_svhn, data_fingerprint
-from .train import PretrainConfig, TensorBoardLog
+from .train import PretrainConfig, TensorBoardLog, ResumeError
 from .features import KNNMonitor, save_features
 from .distributed import init_distributed, close_distributed
 from .report import table, claim_folder, new_run_folder, read_parts
@@ -106,14 +106,15 @@ def make_parser() -> argparse.ArgumentParser:
     add_options(p, digits_setup, ["epochs", "batch_size", "device"], limits=PretrainConfig.LIMITS)
     add_options(p, EvalConfig, ["budgets", "seeds", "seed"])
     p.add_argument("--out", type=Path, default=None, help="output folder (default: a new folder under ssbnn-runs/)")
-    p.add_argument("--overwrite", action="store_true", help="replace results already in --out")
+    p.add_argument("--overwrite", action="store_true", help="start afresh in an --out that holds an earlier run: its results "
+                   "and pretraining checkpoint are replaced")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
 # %% ../nbs/14_cli.ipynb #17e909ab
-def _out_dir(out:Path|None, overwrite:bool, name:str="digits") -> Path:
-    "The run's folder, claimed before any work: a new one under ssbnn-runs/, or `--out` if it is new, empty or ssbnn's own."
-    return new_run_folder(name) if out is None else claim_folder(out, replace_results=overwrite)
+def _out_dir(out:Path|None, overwrite:bool, name:str="digits", command:str="ssbnn") -> Path:
+    "The run's folder, claimed before any work: a new one under ssbnn-runs/, or `--out` if it is new, empty or `command`'s own."
+    return new_run_folder(name, command=command) if out is None else claim_folder(out, replace_results=overwrite, command=command)
 
 def run(args) -> Path:
     "Run the main job for parsed arguments; returns the output folder."
@@ -125,8 +126,11 @@ def run(args) -> Path:
     setup.pretrain.steps(len(setup.data.x_train))             # a task fits in the unlabelled images
     out = _out_dir(args.out, args.overwrite)
     ckpt = out/"pretrain.ckpt"
+    if args.overwrite: ckpt.unlink(missing_ok=True)          # a fresh run: an earlier pretraining is not resumed
     print(f"ssbnn: writing to {out}" + (" (resuming pretraining)" if ckpt.exists() else ""), flush=True)
-    result = run_evaluation(setup, cfg, progress=not args.quiet, checkpoint=ckpt)
+    try: result = run_evaluation(setup, cfg, progress=not args.quiet, checkpoint=ckpt)
+    except ResumeError as e:                                  # the library's advice names APIs this command has not
+        raise ValueError(f"{str(e).split(';')[0]}; rerun with that run's settings to resume it, or pass --overwrite to start afresh") from None
     write_main_job(result, out)
     for k in ("nll", "accuracy", "ece"): print("\n" + table(result["records"], k))
     m = result["meta"]
@@ -244,7 +248,7 @@ def evaluate_main(argv=None) -> int:
         cfg = EvalConfig(**kw) if a.data == "digits" else EvalConfig.cifar10(**kw)
         setup, models = _eval_setup(a)
         cfg.label_counts(len(setup.data.y_train), setup.data.num_classes)
-        out = _out_dir(a.out, a.overwrite, f"eval-{a.data}")
+        out = _out_dir(a.out, a.overwrite, f"eval-{a.data}", "ssbnn-evaluate")
         partial = out/"partial.json"                             # finished runs: a killed evaluation continues from them
         if a.overwrite: partial.unlink(missing_ok=True); shutil.rmtree(out/"predictions", ignore_errors=True)
         print(f"ssbnn-evaluate: {setup.data}; writing to {out}" + (" (continuing)" if partial.exists() else ""), flush=True)
@@ -263,7 +267,7 @@ def _merge(a):
         warnings.simplefilter("always")
         try: result = merge_evaluations(parts, kept if any(kept) else None)
         except KeyError as e: raise ValueError(f"a part lacks {e}; give folders ssbnn-evaluate wrote") from None
-    out = _out_dir(a.out, a.overwrite)          # --out is given: read_parts checked it
+    out = _out_dir(a.out, a.overwrite, command="ssbnn-evaluate")          # --out is given: read_parts checked it
     write_evaluation(result, out)
     print(evaluation_tables(result["records"]))
     for w in said: print(f"ssbnn-evaluate: note: {w.message}")
@@ -324,7 +328,7 @@ def pretrain_main(argv=None) -> int:
                                          lars_trust=a.lars_trust, seed=a.seed, device=device, sync_bn=a.sync_bn,
                                          max_minutes=a.max_minutes, checkpoint_minutes=a.checkpoint_minutes, resume_changing=changing)
         if a.tensorboard: TensorBoardLog.check()                       # before any work: the extra is installed
-        if env.is_main: claim_folder(a.out, replace_results=True)     # new, empty or this command's own folder; writable
+        if env.is_main: claim_folder(a.out, replace_results=True, command="ssbnn-pretrain")   # new, empty or this command's own; writable
         data = _cifar_data(a)
         model = cifar_ssbnn(data.num_classes, device=device, seed=a.seed, objective=NTXent(a.ntxent_tau) if a.ntxent_tau else None, tau_p=a.tau_p)
         labelled = None

@@ -205,7 +205,7 @@ class DDPRun(OneProcess):
         ranks = _rank_states(gen, self.env)
         if self.is_main: save_checkpoint(path, {**state, "ranks": ranks})
 
-    def resume(self, path, config, mods, opt, sched, shared, gen) -> tuple[int, list]:
+    def resume(self, path, config, mods, opt, sched, shared, gen, data=None) -> tuple[int, list]:
         "Restore a checkpoint written on as many ranks; each rank gets its own RNG states back."
         if not Path(path).exists():
             raise FileNotFoundError(f"rank {self.rank} cannot see the checkpoint {path} that rank 0 resumes from; "
@@ -217,7 +217,7 @@ class DDPRun(OneProcess):
             raise ValueError(f"checkpoint {path} was written by {made} and cannot be resumed on {self.world_size}; "
                              f"resume it with the same number of processes" + (" (plain python, no torchrun)" if not saved else
                                                                                 f" (torchrun, {saved} in all)"))
-        step, history = restore_training_state(state, path, config, mods, opt, sched, shared)
+        step, history = restore_training_state(state, path, config, mods, opt, sched, shared, data)
         mine = state["ranks"][self.rank]
         gen.set_state(mine["generator"]); set_rng_state(mine["rng"])
         return step, history

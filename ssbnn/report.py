@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_report.ipynb #da56b809
 from __future__ import annotations
-import json, math, os, shutil, tempfile, time
+import json, math, os, re, shutil, tempfile, time
 from pathlib import Path
 import numpy as np
 from ._utils import atomic_write, deferred_interrupt, remove_stale_temps
@@ -122,11 +122,17 @@ def plot(records:list[dict], metrics=("accuracy", "nll", "ece"),
 # %% ../nbs/12_report.ipynb #af31fb59
 RUN_MARK = ".ssbnn-run"
 
+def _claimed_by(out:Path) -> str|None:
+    "The command named by the mark in `out` (None: no mark, or one written before marks named their command)."
+    m = re.match(r"written by ssbnn's (\S+);", (out/RUN_MARK).read_text()) if (out/RUN_MARK).is_file() else None
+    return m and m.group(1)
+
 def claim_folder(out, # the folder a user named
                  replace_results:bool=False, # an ssbnn folder that already holds results may be written again
                  flag:str="--out", # how the user named it, for messages
+                 command:str="ssbnn", # the command claiming it: a folder another command claimed is refused
                 ) -> Path:
-    "Make `out` this run's folder, after checking it is new, empty or ssbnn's own, and writable; returns it."
+    "Make `out` this run's folder, after checking it is new, empty or this command's own, and writable; returns it."
     out = Path(out)
     if out.exists() and not out.is_dir(): raise ValueError(f"{flag} {out} is a file; give a folder")
     if out.is_dir():
@@ -135,17 +141,20 @@ def claim_folder(out, # the folder a user named
         if RUN_MARK not in names and names and not legacy:
             shown = ", ".join(sorted(names)[:4]) + (", ..." if len(names) > 4 else "")
             raise ValueError(f"{flag} {out} holds files that no ssbnn run wrote ({shown}); give a new or empty folder")
+        if (other := _claimed_by(out)) not in (None, command) and names - {RUN_MARK}:
+            raise ValueError(f"{flag} {out} holds what {other} wrote, and {command} does not write over it; give another folder")
         if "results.json" in names and not replace_results:
             raise ValueError(f"{flag} {out} already holds results; give another folder, or pass --overwrite to replace them")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        atomic_write(out/RUN_MARK, lambda p: p.write_text("written by ssbnn; a folder with this file may be written again by ssbnn\n"))
+        atomic_write(out/RUN_MARK, lambda p: p.write_text(f"written by ssbnn's {command}; a folder with this file may be written again by {command}\n"))
     except OSError as e:
         raise ValueError(f"{flag} {out} cannot be written ({e.strerror or e}); give a writable folder") from None
     return out
 
 def new_run_folder(name:str, # what runs, e.g. 'digits'
                    root="ssbnn-runs", # where run folders go
+                   command:str="ssbnn", # the command the folder is for
                   ) -> Path:
     "A new folder `root/name-YYYYmmdd-HHMMSS-xxxxxx`, unique even for runs started in the same second, claimed for this run."
     try:
@@ -153,7 +162,7 @@ def new_run_folder(name:str, # what runs, e.g. 'digits'
         out = Path(root)/Path(tempfile.mkdtemp(prefix=time.strftime(f"{name}-%Y%m%d-%H%M%S-"), dir=root)).name   # as given: mkdtemp makes it absolute from Python 3.12
     except OSError as e:
         raise ValueError(f"cannot make a run folder under {Path(root).resolve()} ({e.strerror or e}); give a writable --out") from None
-    return claim_folder(out)
+    return claim_folder(out, command=command)
 
 # %% ../nbs/12_report.ipynb #c4b66390
 def write_results(out, # the results folder (created if missing)

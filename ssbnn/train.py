@@ -15,15 +15,15 @@ from torch.nn.utils import get_total_norm
 from tqdm.auto import tqdm
 from ._utils import (get_device, as_option, check_fields, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
                           rng_state, set_rng_state, part_spec, spec_text)
-from .data import check_images, check_labels, as_float
+from .data import check_images, check_labels, as_float, data_fingerprint
 from .augment import compiled_augment
 from .models import check_channels, FRN
 from .elbo import ContrastiveELBO, make_task, MeanFieldLinear, task_elbo
 
 # %% auto #0
 __all__ = ['Optimizer', 'CompileMode', 'PretrainConfig', 'LARS', 'make_optimizer', 'warmup_cosine', 'default_alpha',
-           'LabelledTask', 'local_batch', 'TaskLoss', 'training_state', 'restore_training_state', 'OneProcess',
-           'NonFiniteLossError', 'pretrain', 'TensorBoardLog']
+           'LabelledTask', 'local_batch', 'TaskLoss', 'ResumeError', 'training_state', 'restore_training_state',
+           'OneProcess', 'NonFiniteLossError', 'pretrain', 'TensorBoardLog']
 
 # %% ../nbs/07_train.ipynb #5a76c2b0
 class Optimizer(str, Enum):
@@ -291,6 +291,9 @@ def _draw(x:Tensor, augment, m:int, run, shared, gen, loss:TaskLoss, labelled=No
 # %% ../nbs/07_train.ipynb #6bb6d795
 _RESUME_KEYS = ("epochs", "batch_size", "lr", "var_lr", "weight_decay", "warmup", "warmup_start", "seed", "optimizer", "momentum", "lars_trust", "lars_clip")
 
+class ResumeError(ValueError):
+    "A checkpoint this run cannot resume: made with other settings, objective, images or labelled data."
+
 def _check_resumable(saved:dict, config:PretrainConfig, path):
     "Refuse to resume a checkpoint made with different settings, unless `config.resume_changing` names each change."
     saved = {**{k: getattr(PretrainConfig, k) for k in _RESUME_KEYS}, **saved}    # older checkpoints: settings added since at their defaults
@@ -301,7 +304,7 @@ def _check_resumable(saved:dict, config:PretrainConfig, path):
         ok = [k for k in unasked if k in PretrainConfig.CHANGEABLE]
         how = (f"; to resume with these changes on purpose, say so: resume_changing={tuple(ok)!r} "
                f"(ssbnn-pretrain --resume-changing {','.join(ok).replace('_', '-')})" if len(ok) == len(unasked) else "")
-        raise ValueError(f"checkpoint {path} was made with other settings ({d}); use the same settings or a new checkpoint path{how}")
+        raise ResumeError(f"checkpoint {path} was made with other settings ({d}); use the same settings or a new checkpoint path{how}")
 
 def _keep_new_settings(opt, sched, fresh:list, base_lrs:list):
     "After loading an optimiser and schedule state, put back this run's hyperparameters (`fresh` groups, `base_lrs`)."
@@ -312,22 +315,32 @@ def _keep_new_settings(opt, sched, fresh:list, base_lrs:list):
 
 _MODULES = ("encoder", "head", "elbo", "task_layer")
 
-def training_state(path, config, mods, opt, sched, shared, step:int, history:list) -> dict:
+def training_state(path, config, mods, opt, sched, shared, step:int, history:list,
+                   data:dict|None=None, # `data_fingerprint` of the unlabelled images, checked on resuming
+                  ) -> dict:
     "The whole training state as a checkpoint dict; refuses non-finite weights (nothing is then written to `path`)."
     state = {name: m.state_dict() for name, m in zip(_MODULES, mods)}
     if not all(torch.isfinite(v).all() for sd in state.values() for v in sd.values() if v.is_floating_point()):
         kept = f"the earlier checkpoint at {path} is kept" if Path(path).exists() else "no checkpoint was written"
         raise NonFiniteLossError(f"weights became non-finite by step {step}; {kept}")
     state.update(optimizer=opt.state_dict(), scheduler=sched.state_dict(), generator=shared.get_state(), rng=rng_state(),
-                 step=step, history=history, config=asdict(config), objective=part_spec(mods[2]), saved=time.time())
+                 step=step, history=history, config=asdict(config), objective=part_spec(mods[2]), data=data, saved=time.time())
     return state
 
 def _check_same_objective(state:dict, elbo:nn.Module, path):
     "Refuse to resume a checkpoint made with another objective (SimCLR's NT-Xent for an ELBO, another prior, ...)."
     made, now = state.get("objective"), part_spec(elbo)          # checkpoints before 2026-11-24 do not say
     if made is not None and made != now:
-        raise ValueError(f"checkpoint {path} was made with the objective {spec_text(made)}, not this run's {spec_text(now)}; "
+        raise ResumeError(f"checkpoint {path} was made with the objective {spec_text(made)}, not this run's {spec_text(now)}; "
                          f"resume with the same objective or use a new checkpoint path")
+
+def _check_same_data(state:dict, data:dict|None, path):
+    "Refuse to resume a checkpoint made on other unlabelled images (another subset, split or dataset)."
+    made = state.get("data")                                     # checkpoints before 2026-11-26 do not say
+    if made and data and made["sha256"] != data["sha256"]:
+        raise ResumeError(f"checkpoint {path} was made on other images ({made['size']} of shape {made['shape']}, sha256 "
+                         f"{made['sha256'][:12]}) than this run's ({data['size']}, sha256 {data['sha256'][:12]}); "
+                         f"resume on the same images or use a new checkpoint path")
 
 _KERNELS = ("fused", "foreach")             # how PyTorch's optimisers run their update, not what it computes
 
@@ -336,11 +349,14 @@ def _built_as_now(saved:dict, fresh:list) -> dict:
     groups = [{**g, **{k: f[k] for k in _KERNELS if k in f}} for g, f in zip(saved["param_groups"], fresh)]
     return {**saved, "param_groups": groups}      # loaded, AdamW's step counts go where this run's kernels want them
 
-def restore_training_state(state:dict, path, config, mods, opt, sched, shared) -> tuple[int, list]:
+def restore_training_state(state:dict, path, config, mods, opt, sched, shared,
+                           data:dict|None=None, # this run's `data_fingerprint`: must be the checkpoint's
+                          ) -> tuple[int, list]:
     "Load a checkpoint's `state` into the modules, optimiser, schedule, shared generator and global RNGs; (step, history)."
     _check_resumable(state["config"], config, path)
+    _check_same_data(state, data, path)
     if ("task_layer" in state) != (len(mods) == 4):
-        raise ValueError(f"checkpoint {path} was made {'with' if 'task_layer' in state else 'without'} labelled data (SS-BNN*); resume it the same way")
+        raise ResumeError(f"checkpoint {path} was made {'with' if 'task_layer' in state else 'without'} labelled data (SS-BNN*); resume it the same way")
     _check_same_objective(state, mods[2], path)
     for name, m in zip(_MODULES, mods): m.load_state_dict(state[name])
     fresh, base_lrs = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups], list(sched.base_lrs)
@@ -380,13 +396,13 @@ class OneProcess:
         "Write a checkpoint."
         save_checkpoint(path, state)
 
-    def resume(self, path, config, mods, opt, sched, shared, gen) -> tuple[int, list]:
-        "Restore the checkpoint at `path`; returns (step, history)."
+    def resume(self, path, config, mods, opt, sched, shared, gen, data=None) -> tuple[int, list]:
+        "Restore the checkpoint at `path`, made on the images `data` fingerprints; returns (step, history)."
         state = load_checkpoint(path)
         if "ranks" in state:
             raise ValueError(f"checkpoint {path} was written by a distributed run on {len(state['ranks'])} process(es); "
                              f"resume it the same way (torchrun, {len(state['ranks'])} in all)")
-        return restore_training_state(state, path, config, mods, opt, sched, shared)
+        return restore_training_state(state, path, config, mods, opt, sched, shared, data)
 
 def _alone(run):
     "Refuse to run one process's loop in a process that torchrun started as one of several."
@@ -456,13 +472,14 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     device = run.device(config.device)                            # a DDPRun joins its process group here
     _alone(run)
     encoder, head = run.prepare(encoder, head, config)
+    data = run.on_main(lambda: data_fingerprint(check_images(x, "unlabelled images", keep_uint8=True))) if checkpoint is not None else None
     x, mods, opt, sched, total = _setup(encoder, head, elbo, x, config, device, labelled)
     m = local_batch(config.batch_size, run.world_size)
     shared, gen = run.generators(config.seed, device)
     step, history, good = 0, [], None
     if checkpoint is not None and run.is_main: remove_stale_temps(checkpoint)      # left by a run killed while saving
     if checkpoint is not None and run.on_main(lambda: Path(checkpoint).exists()):
-        step, history = run.resume(checkpoint, config, mods, opt, sched, shared, gen)
+        step, history = run.resume(checkpoint, config, mods, opt, sched, shared, gen, data)
         good = step
     base = run.task_loss(encoder, head, elbo, labelled, config.amp)
     task = run.wrap(base)
@@ -500,7 +517,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
                                               0 < config.max_minutes <= (time.time() - started) / 60))
         if checkpoint is not None and (done % config.checkpoint_every == 0 or done == total or late or stop):
             if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)
-            run.save(checkpoint, training_state(checkpoint, config, mods, opt, sched, shared, done, history), gen)
+            run.save(checkpoint, training_state(checkpoint, config, mods, opt, sched, shared, done, history, data), gen)
             good, saved, late = done, time.time(), False
         if stop: break
     if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)

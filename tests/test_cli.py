@@ -105,7 +105,7 @@ import contextlib, io, os, signal, sys
 import numpy as np
 import torch
 from ssbnn.cli import main as ssbnn_main, evaluate_main, pretrain_main, one_line_errors
-from ssbnn.report import write_results, RUN_MARK
+from ssbnn.report import write_results, RUN_MARK, claim_folder
 
 
 def call(entry, *argv):
@@ -130,6 +130,13 @@ def test_resumes_from_a_checkpoint(tmp_path):
     (out / "results.json").unlink()
     code, stdout, err = call(ssbnn_main, *short, "--out", out)
     assert code == 0 and "resuming" in stdout, err
+    # other settings do not resume it: the advice is this command's; --overwrite starts afresh
+    (out / "results.json").unlink()
+    longer = ["--epochs", "3", *short[2:]]
+    one_line_2(call(ssbnn_main, *longer, "--out", out), "rerun with that run's settings to resume it, or pass --overwrite to start afresh")
+    code, stdout, err = call(ssbnn_main, *longer, "--out", out, "--overwrite")
+    assert code == 0 and "resuming" not in stdout, err
+    assert json.loads((out / "results.json").read_text())["meta"]["config"]["epochs"] == 3
 
 
 def test_default_folders_of_runs_started_in_the_same_second_differ(tmp_path, monkeypatch):
@@ -201,6 +208,23 @@ def _archive(path, n=30, corrupt=None):
 def test_bad_archives(tmp_path, corrupt, expect):
     archive = tmp_path if corrupt == "dir" else _archive(tmp_path / "a.npz", corrupt=corrupt)
     one_line_2(call(pretrain_main, "--archive", archive, "--out", tmp_path / "o", "--device", "cpu"), expect)
+
+
+def test_pretrain_refuses_another_commands_folder(tmp_path):
+    "A main job's folder is not ssbnn-pretrain's to write over, with or without results."
+    out = tmp_path / "job"; claim_folder(out, command="ssbnn"); (out / "results.json").write_text('{"main": 1}')
+    one_line_2(call(pretrain_main, "--archive", _archive(tmp_path / "a.npz"), "--device", "cpu", "--out", out), "holds what ssbnn wrote, and ssbnn-pretrain does not write over it")
+    assert (out / "results.json").read_text() == '{"main": 1}'
+
+
+def test_pretrain_resumes_only_on_the_images_it_started_on(tmp_path):
+    "A checkpoint made on one subset is refused by a run on another (its held-out images could have been trained on)."
+    common = ["--archive", _archive(tmp_path / "a.npz", n=31), "--eval", "6", "--epochs", "1", "--batch-size", "8", "--device", "cpu",
+              "--no-compile", "--quiet", "--out", tmp_path / "o"]
+    assert call(pretrain_main, *common)[0] == 0
+    one_line_2(call(pretrain_main, "--limit", "30", *common), "was made on other images (22 of shape [3, 32, 32]")
+    code, stdout, err = call(pretrain_main, *common)
+    assert code == 0 and "resuming" in stdout, err
 
 
 def test_pretrain_flags_are_checked(tmp_path):

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #5b662062
 from __future__ import annotations
-import json, time, warnings
+import hashlib, json, time, warnings
 from collections import defaultdict
 from dataclasses import dataclass, field, asdict, replace
 from typing import ClassVar
@@ -227,15 +227,40 @@ def _settings(cfg:EvalConfig) -> dict:
     "`cfg` as it reads back from JSON (tuples as lists), to tell whether a partial file belongs to this evaluation."
     return json.loads(json.dumps(asdict(cfg), default=str))
 
+_HOW = ("device", "checkpoint_every", "checkpoint_minutes", "max_minutes", "log_every", "monitor_every", "resume_changing",
+        "compile", "compile_mode", "fused_optimizer")             # how a pretraining runs, not what it learns
+
+def _weights_sha(model) -> str|None:
+    "SHA-256 of a pretrained model's encoder weights (None for a model without an encoder, e.g. a test's stand-in)."
+    if (enc := getattr(model, "encoder", None)) is None: return None
+    h = hashlib.sha256()
+    for k, v in enc.state_dict().items(): h.update(k.encode()); h.update(v.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
+
+def _inputs(setup:Setup, cfg:EvalConfig, pretrained=None) -> dict:
+    "What the records depend on besides `cfg`: the splits' (and OOD set's) bytes, the baselines' settings, the pretraining recipe or the given models."
+    d, js = setup.data, lambda c: json.loads(json.dumps(asdict(c), default=str))
+    made = {"models": [_weights_sha(m) for m in pretrained]} if pretrained else \
+           {"pretrain": {k: v for k, v in js(setup.pretrain).items() if k not in _HOW}}
+    return {"data": {s: data_fingerprint(getattr(d, f"x_{s}"))["sha256"] for s in ("train", "val", "test")},
+            "ood": data_fingerprint(setup.ood)["sha256"] if cfg.ood else None, "map": js(setup.map_config), "swag": js(setup.swag_config), **made}
+
 def done_records(partial, # a file `run_evaluation` keeps its finished runs in, or None
-                 config:EvalConfig) -> list[dict]:
+                 config:EvalConfig,
+                 inputs:dict|None=None, # `_inputs` of this evaluation: a file made from others is refused too
+                ) -> list[dict]:
     "The records an interrupted evaluation with the same settings finished; refuses a file written with other settings."
     if partial is None or not Path(partial).exists(): return []
     try: saved = json.loads(Path(partial).read_text())
     except (OSError, ValueError) as e: raise ValueError(f"{partial} is not readable ({e}); delete it to start the evaluation again") from None
-    if saved.get("config") != _settings(config):
-        raise ValueError(f"{partial} holds an interrupted evaluation with other settings; evaluate with the same ones to continue "
-                         f"it, or start again (ssbnn-evaluate --overwrite)")
+    made = saved.get("inputs") or {}                            # files written before 2026-11-26 say only their config
+    names = dict(data="images", ood="OOD images", map="baseline training settings", swag="SWAG settings",
+                 pretrain="pretraining settings", models="pretrained models")
+    other = (["evaluation settings"] if saved.get("config") != _settings(config) else []) + \
+            [names[k] for k in names if made and inputs and made.get(k) != inputs.get(k)]
+    if other:
+        raise ValueError(f"{partial} holds an interrupted evaluation with other {' and '.join(other)}; evaluate with the same ones to "
+                         f"continue it, or start again (ssbnn-evaluate --overwrite)")
     return saved["records"]
 
 def run_evaluation(setup:Setup, config:EvalConfig|None=None,
@@ -247,7 +272,8 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                   ) -> dict:
     "Every method x budget x seed on `setup`, each fitted through the registry; returns flat records and the run's settings."
     cfg = config or EvalConfig()
-    done = done_records(partial, cfg)                          # before any work: a file of other settings is refused now
+    inputs = _inputs(setup, cfg, pretrained) if partial is not None else None
+    done = done_records(partial, cfg, inputs)                  # before any work: a file of other settings is refused now
     if cfg.keep_predictions and predictions is None: raise ValueError("keep_predictions needs predictions=FOLDER, where the runs' predictions go")
     d = setup.data
     images = data_fingerprint(d.x_test)["sha256"] if cfg.keep_predictions else None
@@ -273,7 +299,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t})
                 if partial is not None:
-                    atomic_write(partial, lambda p: p.write_text(json.dumps({"config": _settings(cfg), "records": records}, default=str)))
+                    atomic_write(partial, lambda p: p.write_text(json.dumps({"config": _settings(cfg), "inputs": inputs, "records": records}, default=str)))
     own = [{**_recipe(getattr(m, "config_", None)), "prior_std": getattr(getattr(m, "elbo", None), "prior_std", None)} for m in ss]   # as given models say, not the setup
     meta = {"config": {**asdict(cfg), **_recipe(getattr(ss[0], "config_", None) if ss else setup.pretrain), "pretrain": asdict(setup.pretrain)},
             "pretrain_seconds": t_pre, "total_seconds": time.time() - t0, "pretrained": own,
