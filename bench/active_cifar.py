@@ -13,37 +13,37 @@ pool. The SS-BNN and SimCLR encoders are pretrained here with the paper's recipe
 active.png into `--out`. A run too long for one job runs in parts (`--first-seed`, `--seeds`, `--methods`), which
 `--merge` joins into one result folder afterwards (no data or GPU needed).
 """
-import argparse, sys, time
+import sys, time
 from pathlib import Path
-from common import fail, device_tag
+from common import fail, device_tag, parser, number, check_device, check_path, guarded
 
-PROG = "active_cifar"
+PROG = "active_cifar.py"
 METHODS = ("ss-bnn-bald", "simclr-entropy", "ensemble-bald", "ss-bnn-random")
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
     src.add_argument("--torchvision-root", type=Path, help="torchvision CIFAR-10 folder (download=True if missing)")
-    p.add_argument("--epochs", type=float, default=50, help="pretraining epochs of the SS-BNN and SimCLR encoders (default 50; paper 500)")
-    p.add_argument("--batch-size", type=int, default=1000)
+    p.add_argument("--epochs", type=number(float, low=0, high=1e6, open_low=True), default=50, help="pretraining epochs of the SS-BNN and SimCLR encoders (default 50; paper 500)")
+    p.add_argument("--batch-size", type=number(int, low=2), default=1000)
     p.add_argument("--ssbnn-model", type=Path, help="a pretrained SS-BNN model folder instead of pretraining here")
     p.add_argument("--simclr-model", type=Path, help="a pretrained NT-Xent model folder instead of pretraining here")
-    p.add_argument("--ntxent-tau", type=float, default=0.45, help="NT-Xent temperature of SimCLR (default 0.45, the paper's)")
+    p.add_argument("--ntxent-tau", type=number(float), default=0.45, help="NT-Xent temperature of SimCLR (default 0.45, the paper's)")
     p.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated, from {','.join(METHODS)}")
-    p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--first-seed", type=int, default=0, help="seed of the first run (split long runs across calls)")
-    p.add_argument("--initial", type=int, default=50)
-    p.add_argument("--val-labels", type=int, default=50, help="labelled validation images (default 50)")
-    p.add_argument("--step", type=int, default=10)
-    p.add_argument("--budget", type=int, default=500)
-    p.add_argument("--ensemble-budget", type=int, default=0, help="stop the deep ensemble at this many labels (0: --budget)")
-    p.add_argument("--members", type=int, default=5, help="deep-ensemble members (default 5)")
-    p.add_argument("--samples", type=int, default=100, help="Laplace posterior samples for BALD (default 100)")
-    p.add_argument("--eval", type=int, default=4500, help="held-out evaluation images (default 4500)")
-    p.add_argument("--val", type=int, default=500, help="held-out validation images (default 500; the pool is the rest)")
-    p.add_argument("--limit", type=int, default=0, help="use a random subset of this many images (smoke tests)")
+    p.add_argument("--seeds", type=number(int), default=3)
+    p.add_argument("--first-seed", type=number(int, low=0), default=0, help="seed of the first run (split long runs across calls)")
+    p.add_argument("--initial", type=number(int), default=50)
+    p.add_argument("--val-labels", type=number(int), default=50, help="labelled validation images (default 50)")
+    p.add_argument("--step", type=number(int), default=10)
+    p.add_argument("--budget", type=number(int), default=500)
+    p.add_argument("--ensemble-budget", type=number(int, low=0), default=0, help="stop the deep ensemble at this many labels (0: --budget)")
+    p.add_argument("--members", type=number(int), default=5, help="deep-ensemble members (default 5)")
+    p.add_argument("--samples", type=number(int), default=100, help="Laplace posterior samples for BALD (default 100)")
+    p.add_argument("--eval", type=number(int), default=4500, help="held-out evaluation images (default 4500)")
+    p.add_argument("--val", type=number(int), default=500, help="held-out validation images (default 500; the pool is the rest)")
+    p.add_argument("--limit", type=number(int, low=0), default=0, help="use a random subset of this many images (smoke tests)")
     p.add_argument("--no-compile", action="store_true")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None, help="output folder (default bench/results/active_cifar10_<device>_<epochs>ep)")
@@ -53,11 +53,18 @@ def main(argv=None):
     if not (a.archive or a.torchvision_root): fail(PROG, "give --archive FILE or --torchvision-root DIR (or --merge FOLDER...)")
     methods = [m.strip() for m in a.methods.split(",") if m.strip()]
     bad = [m for m in methods if m not in METHODS]
-    if bad: fail(PROG, f"unknown method(s) {', '.join(bad)}; choose from {', '.join(METHODS)}")
+    if bad or not methods: fail(PROG, f"--methods {a.methods!r}: choose from {', '.join(METHODS)}")
+    for flag, path in (("--archive", a.archive), ("--ssbnn-model", a.ssbnn_model), ("--simclr-model", a.simclr_model)): check_path(PROG, flag, path)
+    if a.archive and a.archive.is_dir(): fail(PROG, f"--archive {a.archive} is a folder; give the packed-JPEG archive (.npz)")
+    from ssbnn.experiments.active import ActiveConfig
+    for budget in (a.budget, a.ensemble_budget or a.budget):                   # the protocol's own check, before any work
+        guarded(PROG, lambda: ActiveConfig(initial=a.initial, step=a.step, budget=budget).rounds())
+    from ssbnn._utils import environment
+    device = check_device(PROG, a.device)
+    out = claimed(a.out or Path(__file__).parent / "results" / f"active_cifar10_{device_tag(environment(device)['device'])}_{a.epochs:g}ep")
 
     from common import cifar_splits
     from ssbnn.train import PretrainConfig
-    from ssbnn._utils import get_device
     from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.elbo import NTXent
     from ssbnn.models import CIFARResNet18
@@ -66,17 +73,16 @@ def main(argv=None):
     from ssbnn.baselines import MAPConfig
     from ssbnn.cli import check_unseen, check_objective
     from ssbnn.posterior import MAPPosterior
-    from ssbnn.experiments.active import ActiveConfig, ActiveMethod, ReadoutLearner, MethodLearner, active_learning
+    from ssbnn.experiments.active import ActiveMethod, ReadoutLearner, MethodLearner, active_learning
 
-    data, decode_s = cifar_splits(a, "active_cifar")
-    device = get_device(a.device)
+    data, decode_s = guarded(PROG, lambda: cifar_splits(a, PROG))
     print(f"{data} (read in {decode_s:.0f} s); device {device}", flush=True)
 
     def encoder(objective, path):
         "A pretrained SS-BNN (or SimCLR with an NTXent objective): loaded from `path` or pretrained here."
         model = cifar_ssbnn(data.num_classes, device=device, seed=0, objective=objective)
         if path is not None:
-            loaded = SSBNN.load(path, device=device, **(model.parts() if path.is_file() else {}))
+            loaded = guarded(PROG, lambda: SSBNN.load(path, device=device, **(model.parts() if path.is_file() else {})))
             try:
                 check_unseen(loaded, data, path)   # pretrained by ssbnn-pretrain: pass its splits, --eval 9000 --val 1000
                 check_objective(loaded, path, simclr=objective is not None)
@@ -109,9 +115,13 @@ def main(argv=None):
         result["meta"] = {**ens["meta"], **result["meta"], "ensemble": {"config": ens["meta"]["config"], "members": a.members,
                                                                           "seconds": ens["meta"]["total_seconds"]}}
     result["meta"].update(pretraining=pre, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
-    tag = device_tag(result["meta"]["device"])                  # as active_learning recorded it (`environment`)
-    out = a.out or Path(__file__).parent / "results" / f"active_cifar10_{tag}_{a.epochs:g}ep"
     report(result, out)
+
+
+def claimed(out:Path) -> Path:
+    "`out` claimed for this script's results before any work: new, empty or its own (`ssbnn.report.claim_folder`)."
+    from ssbnn.report import claim_folder
+    return guarded(PROG, lambda: claim_folder(out, replace_results=True, command=PROG))
 
 
 def report(result:dict, out:Path):
@@ -129,7 +139,9 @@ def merge(folders:list, out:Path|None):
     from ssbnn.report import read_parts
     from ssbnn.experiments.active import merge_active
     try: result = merge_active(read_parts(folders, out))
-    except (ValueError, KeyError) as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: {e}")
+    except ValueError as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: {e}")
+    except KeyError as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: a part lacks {e}; give result folders of active_cifar.py")
+    claimed(out)
     result["meta"]["command"] = "python bench/active_cifar.py --merge " + " ".join(map(str, folders)) + f" --out {out}"
     report(result, out)
 

@@ -1,11 +1,82 @@
-"Shared by the benchmark scripts: the CIFAR-10 splits from a packed-JPEG archive or torchvision's copy, timed."
-import sys, time
+"Shared by the benchmark scripts: their argument parsing and input checks, and the CIFAR-10 splits from a packed-JPEG archive or torchvision's copy, timed."
+import json, os, sys, time
+from pathlib import Path
 
 
 def fail(prog:str, message:str):
     "Bad input: one line on stderr, exit status 2 (as the package's own commands)."
     print(f"{prog}: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+def parser(doc:str):
+    "A script's argument parser, described by its docstring's first line: the package's one-line errors (exit status 2), no abbreviated flags."
+    from ssbnn.cli import OneLineParser
+    return OneLineParser(description=doc.splitlines()[0], allow_abbrev=False)
+
+
+def number(kind=int, **limits):
+    "An argparse type: a finite number of `kind` within `limits` (`ssbnn._utils.check_number`'s keywords; default: positive)."
+    from ssbnn.cli import number_arg
+    return number_arg(kind, **limits)
+
+
+BAD_INPUT = (ValueError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
+
+def guarded(prog:str, body):
+    "`body()`, with bad input (`BAD_INPUT`) said in one line and exit status 2; other errors keep their traceback, which a device run's log needs."
+    try: return body()
+    except BAD_INPUT as e:
+        text = " ".join(str(e).split()) or type(e).__name__
+        if isinstance(e, OSError) and e.filename and str(e.filename) not in text: text += f": {e.filename}"
+        fail(prog, text)
+
+
+def check_device(prog:str, device:str):
+    "The torch device `device` names, checked before any work."
+    from ssbnn._utils import get_device
+    try: return get_device(device)
+    except (ValueError, RuntimeError) as e: fail(prog, f"--device {device}: {' '.join(str(e).split())}")
+
+
+def check_path(prog:str, flag:str, path, folder:bool|None=None):
+    "`path` if it exists (and is a folder, or a file, where `folder` says which), checked before any work."
+    if path is None: return None
+    path = Path(path)
+    if not path.exists(): fail(prog, f"{flag} {path} does not exist")
+    if folder is not None and path.is_dir() != folder:
+        fail(prog, f"{flag} {path} is a {'file' if folder else 'folder'}; give a {'folder' if folder else 'file'}")
+    return path
+
+
+def record_command(path) -> str:
+    "The `command` a JSON record names, or '' for a file that is not one."
+    try: rec = json.loads(Path(path).read_text())
+    except (OSError, ValueError): return ""
+    return str(rec.get("command", "")) if isinstance(rec, dict) else ""
+
+
+def out_file(prog:str, path, flag:str="--out"):
+    "`path`, a JSON record to write, checked before any work: not a folder, in a folder that can be written, and new or a record of `prog`."
+    if path is None: return None
+    path = Path(path)
+    if path.is_dir(): fail(prog, f"{flag} {path} is a folder; give the JSON file to write")
+    try: path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e: fail(prog, f"{flag} {path}: its folder cannot be made ({e.strerror or e})")
+    if not os.access(path.parent, os.W_OK): fail(prog, f"{flag} {path}: its folder {path.parent} cannot be written")
+    if path.exists() and prog not in record_command(path):
+        fail(prog, f"{flag} {path} exists and is not a record of {prog}; give a new file (only {prog}'s own records are replaced)")
+    return path
+
+
+def out_folder(prog:str, path, flag:str="--out"):
+    "`path`, a folder to write records into, checked before any work: not a file, and made if missing and writable."
+    path = Path(path)
+    if path.exists() and not path.is_dir(): fail(prog, f"{flag} {path} is a file; give a folder")
+    try: path.mkdir(parents=True, exist_ok=True)
+    except OSError as e: fail(prog, f"{flag} {path} cannot be made ({e.strerror or e}); give a writable folder")
+    if not os.access(path, os.W_OK): fail(prog, f"{flag} {path} cannot be written; give a writable folder")
+    return path
 
 
 def device_tag(device:str) -> str:
@@ -20,6 +91,7 @@ def cifar_splits(a, prog:str):
     t = time.time()
     if a.archive:
         if not a.archive.exists(): fail(prog, f"no archive at {a.archive}")
+        if a.archive.is_dir(): fail(prog, f"--archive {a.archive} is a folder; give the packed-JPEG archive (.npz)")
         data = archive_splits(a.archive, val=a.val, test=a.eval, limit=a.limit, threads=16)
     else:
         data = load_cifar_splits("cifar10", root=a.torchvision_root, download=True, val=a.val)

@@ -8,7 +8,8 @@ from two versions of the code; `--noise` is the `--after` code with another seed
 how far apart two runs that learn the same way may be. A curve passes when its root-mean-square difference between
 before and after (over the logged steps both have, the first excluded) is at most twice the seed-to-seed one.
 """
-import argparse, json, math, sys
+import json, math, sys
+from common import parser
 from pathlib import Path
 
 CURVES = ("loss", "tau", "sigma")
@@ -39,7 +40,7 @@ def compare(before:dict, after:dict, noise:dict, factor:float=2.) -> dict:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     for name in ("before", "after", "noise"): p.add_argument(f"--{name}", type=Path, required=True)
     p.add_argument("--factor", type=float, default=2., help="allowed ratio of the before/after gap to the seed-to-seed one (default 2)")
     p.add_argument("--out", type=Path, default=None, help="JSON record (default: print it)")

@@ -12,7 +12,8 @@ SimCLR's augmentation as `pretrain` compiles it (`compiled_augment`). `--ranks 2
 the torchrun path the same way: two gloo processes, each compiling `DDP(GatheredTask)`, where DDP's own breaks between
 gradient buckets are expected. Writes JSON.
 """
-import argparse, copy, json, sys, time
+import copy, json, sys, time
+from common import parser
 from pathlib import Path
 
 
@@ -106,7 +107,7 @@ def ranked_rows(m:int) -> list[dict]:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     p.add_argument("--task-images", type=int, default=8, help="images per view in the task (CPU: keep it small)")
     p.add_argument("--device", default="cpu")
     p.add_argument("--ranks", type=int, default=1, help="CPU processes: above 1, the torchrun path (gloo, DDP, gathered task)")

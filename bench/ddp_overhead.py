@@ -13,6 +13,7 @@ SyncBatchNorm layers (with `--sync-bn`; PyTorch skips their all-reduce in a grou
 built. Writes bench/results/ddp_overhead_<device>.json.
 """
 import argparse, json, statistics, subprocess, sys, tempfile, time
+from common import parser
 from pathlib import Path
 
 
@@ -56,7 +57,7 @@ def run_once(a, arrays:Path, nproc:int, out:Path) -> dict:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     p.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
     p.add_argument("--epochs", type=float, default=10)
     p.add_argument("--batch-size", type=int, default=1000, help="images per task, over all processes (default 1000)")

@@ -7,12 +7,13 @@ Pretrains the default SS-BNN (seed 0, as `ssbnn` does; or resumes `--checkpoint`
 the paper's protocol (`probe`), the validation-tuned L-BFGS readout (`tuned`) and the marginal-likelihood one
 (`marglik`). Writes JSON.
 """
-import argparse, json, warnings
+import json, warnings
+from common import parser
 from pathlib import Path
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     p.add_argument("--checkpoint", type=Path, default=None, help="a finished pretraining checkpoint of the default recipe")
     p.add_argument("--budgets", default="10,50")
     p.add_argument("--seeds", type=int, default=3)

@@ -7,7 +7,8 @@ Each setting pretrains one SS-BNN (seed 0); each labelled subset (10 and 50 labe
 images outside it, which the encoder saw unlabelled. The test split is never used, so the main job's numbers stay
 an honest measurement of the setting chosen here. Writes JSON.
 """
-import argparse, json, time
+import json, time
+from common import parser
 from pathlib import Path
 
 SETTINGS = [dict(epochs=250, batch_size=512), dict(epochs=120, batch_size=512), dict(epochs=120, batch_size=512, lr=5e-3),
@@ -25,7 +26,7 @@ def score(model, data, budget:int, seeds) -> dict:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     p.add_argument("--seeds", type=int, default=12, help="labelled subsets per budget (seeds 100, 101, ...)")
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)

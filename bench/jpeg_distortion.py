@@ -17,10 +17,10 @@ all images, pixels and channels (the mean of per-image PSNRs, which papers often
   applied where the originals are known. Two scenes only, so the spread mostly reflects f. The photographs are not
   CIFAR-10: this brackets what the archive's packing cost, it does not measure it.
 """
-import argparse, json, sys, time
+import json, sys, time
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
-from common import fail, jpeg_round_trip
+from common import fail, jpeg_round_trip, parser, number, check_path, out_file
 
 SEED = 0
 
@@ -83,20 +83,20 @@ def packing(path, n:int) -> dict:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     p.add_argument("--archive", type=Path, required=True, help="packed-JPEG archive of the CIFAR-10 training images")
     p.add_argument("--qualities", default="75,50,25", help="comma-separated JPEG qualities, 1-95 (default 75,50,25)")
-    p.add_argument("--images", type=int, default=0, help="archive images to use, the first N (default 0: all)")
-    p.add_argument("--crops", type=int, default=1000, help="photograph crops per downsampling factor (default 1000)")
+    p.add_argument("--images", type=number(int, low=0), default=0, help="archive images to use, the first N (default 0: all)")
+    p.add_argument("--crops", type=number(int), default=1000, help="photograph crops per downsampling factor (default 1000)")
     p.add_argument("--out", type=Path, required=True, help="JSON record to write")
     a = p.parse_args(argv)
     prog = "jpeg_distortion.py"
     try: qualities = [int(q) for q in a.qualities.split(",")]
     except ValueError: qualities = []
     if not qualities or not all(1 <= q <= 95 for q in qualities): fail(prog, f"--qualities {a.qualities!r}: give integers 1-95, e.g. 75,50,25")
-    if a.images < 0 or a.crops < 1: fail(prog, "--images must be 0 (all) or more, --crops 1 or more")
     if not a.archive.exists(): fail(prog, f"no archive at {a.archive}")
-    if a.out.is_dir(): fail(prog, f"--out {a.out} is a folder; give the JSON file to write")
+    check_path(prog, "--archive", a.archive, folder=False)
+    out = out_file(prog, a.out)
     import PIL, sklearn
     from ssbnn.data import read_jpeg_archive
     from ssbnn._utils import atomic_write
@@ -112,7 +112,7 @@ def main(argv=None):
            "psnr": "pooled: 10 log10(255^2 / MSE), the MSE over all images, pixels and channels",
            "command": "python bench/jpeg_distortion.py " + " ".join(sys.argv[1:] if argv is None else argv),
            "device": "cpu", "pillow": PIL.__version__, "scikit-learn": sklearn.__version__, "seconds": time.time() - t}
-    atomic_write(a.out, lambda tmp: Path(tmp).write_text(json.dumps(rec, indent=1, allow_nan=False) + "\n"))
+    atomic_write(out, lambda tmp: Path(tmp).write_text(json.dumps(rec, indent=1, allow_nan=False) + "\n"))
     fmt = lambda r: "unchanged" if r["psnr_db"] is None else f"{r['psnr_db']:.1f} dB"
     for q in qualities:
         ph = ", ".join(f"f{f} {fmt(v['first'][q])} / {fmt(v['after75'][q]['against_the_original'])}" for f, v in rec["photos"]["factors"].items())

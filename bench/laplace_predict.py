@@ -8,25 +8,26 @@ diagonal entries, each from its class's (d+1) x (d+1) block of Sigma (formed onc
 The posterior scale (laplace-torch's Cholesky factor) is computed before either is timed, as it is once per fit.
 Features are random: the cost does not depend on their values. Writes JSON: seconds of each, the largest difference.
 """
-import argparse, json, sys, time
+import json, sys, time
 from pathlib import Path
+from common import parser, number, check_device, out_file
+
+PROG = "laplace_predict.py"
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--dim", type=int, default=512, help="features (a ResNet-18's 512)")
-    p.add_argument("--classes", type=int, default=10)
-    p.add_argument("--train", type=int, default=500, help="labelled features the Laplace approximation is fitted on")
-    p.add_argument("--inputs", type=int, default=9000, help="inputs predicted (one CIFAR-10 run scores about 150,000)")
+    p = parser(__doc__)
+    p.add_argument("--dim", type=number(int), default=512, help="features (a ResNet-18's 512)")
+    p.add_argument("--classes", type=number(int, low=2), default=10)
+    p.add_argument("--train", type=number(int), default=500, help="labelled features the Laplace approximation is fitted on")
+    p.add_argument("--inputs", type=number(int), default=9000, help="inputs predicted (one CIFAR-10 run scores about 150,000)")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
-    if min(a.dim, a.classes - 1, a.train, a.inputs) < 1:
-        p.exit(2, "laplace_predict.py: --dim, --train and --inputs must be positive and --classes at least 2\n")
+    dev, out = check_device(PROG, a.device), out_file(PROG, a.out)
     import torch
     from ssbnn.posterior import fit_readout, fit_laplace, laplace_predict, stable_scale
-    from ssbnn._utils import get_device, atomic_write, environment
-    dev = get_device(a.device)
+    from ssbnn._utils import atomic_write, environment
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     g = torch.Generator(dev).manual_seed(0)
     f, y = torch.randn(a.train, a.dim, device=dev, generator=g), torch.arange(a.train, device=dev) % a.classes
@@ -45,7 +46,7 @@ def main(argv=None):
               "ssbnn_first_s": t_first, "ssbnn_s": t_ours, "laplace_torch_s": t_lib, "speedup": t_lib / t_ours,
               "max_abs_diff": float((ours - lib).abs().max()), "command": " ".join(["python", *sys.argv]), **environment(dev)}
     text = json.dumps(record, indent=1)
-    if a.out: atomic_write(a.out, lambda p_: p_.write_text(text))
+    if out: atomic_write(out, lambda p_: p_.write_text(text))
     print(text)
 
 

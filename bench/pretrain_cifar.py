@@ -15,9 +15,12 @@ the flags' settings (`benchmark_pretraining` arguments and `PretrainConfig` fiel
 writes `--out-dir/NAME.json`; a point whose record exists is skipped, so a sweep cut off by a time limit continues
 where it stopped when the same command runs again.
 """
-import argparse, json, sys
+import argparse, json, sys, time
 from enum import Enum
 from pathlib import Path
+from common import parser, number, check_device, check_path, out_file, out_folder, guarded, record_command
+
+PROG = "pretrain_cifar.py"
 
 def known_settings() -> dict:
     "What a sweep point may set, with its default: `benchmark_pretraining`'s number, on/off and option arguments and the CIFAR recipe's fields."
@@ -86,38 +89,38 @@ def record_name(res:dict, known:dict) -> str:
 
 def main(argv=None):
     known = known_settings()
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
     src.add_argument("--torchvision-root", type=Path, help="torchvision CIFAR-10 folder (download=True if missing)")
-    p.add_argument("--epochs", type=float, default=50)
-    p.add_argument("--batch-size", type=int, default=1000)
-    p.add_argument("--eval", type=int, default=5000, help="held-out evaluation images (default 5000)")
-    p.add_argument("--val", type=int, default=1000, help="held-out validation images for the Laplace prior (default 1000)")
+    p.add_argument("--epochs", type=number(float, low=0, high=1e6, open_low=True), default=50)
+    p.add_argument("--batch-size", type=number(int, low=2), default=1000)
+    p.add_argument("--eval", type=number(int), default=5000, help="held-out evaluation images (default 5000)")
+    p.add_argument("--val", type=number(int), default=1000, help="held-out validation images for the Laplace prior (default 1000)")
     p.add_argument("--budgets", default="50,500,5000", help="label budgets for the Laplace readout")
-    p.add_argument("--star-labels", type=int, default=0, help="pretrain SS-BNN* with this many labels")
-    p.add_argument("--ntxent-tau", type=float, default=0., help="pretrain with NT-Xent (SimCLR) at this temperature instead")
-    p.add_argument("--lars-trust", type=float, default=known["lars_trust"], help=f"LARS trust coefficient (default {known['lars_trust']:g})")
+    p.add_argument("--star-labels", type=number(int, low=0), default=0, help="pretrain SS-BNN* with this many labels")
+    p.add_argument("--ntxent-tau", type=number(float, low=0), default=0., help="pretrain with NT-Xent (SimCLR) at this temperature instead")
+    p.add_argument("--lars-trust", type=number(float), default=known["lars_trust"], help=f"LARS trust coefficient (default {known['lars_trust']:g})")
     p.add_argument("--lars-clip", action=argparse.BooleanOptionalAction, default=known["lars_clip"],
                    help=f"clip each tensor's LARS rate at the scheduled one (solo-learn's clip_lr; default {'on' if known['lars_clip'] else 'off'})")
-    p.add_argument("--tau-p", type=float, default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the recipe's, RECIPE_TAU_P; the paper's: 0.65)")
-    p.add_argument("--head-width", type=int, default=known["head_width"], help=f"projection head's hidden width (default {known['head_width']})")
-    p.add_argument("--jpeg", type=int, default=0, help="re-encode every image as a JPEG of this quality first, 1-95 (default 0: as read; "
+    p.add_argument("--tau-p", type=number(float), default=None, help="W^c prior temperature: N(0, 1/tau_p^2) (default the recipe's, RECIPE_TAU_P; the paper's: 0.65)")
+    p.add_argument("--head-width", type=number(int), default=known["head_width"], help=f"projection head's hidden width (default {known['head_width']})")
+    p.add_argument("--jpeg", type=number(int, low=0), default=0, help="re-encode every image as a JPEG of this quality first, 1-95 (default 0: as read; "
                    "a dose of the archive's own JPEG-75 compression)")
-    p.add_argument("--lr", type=float, default=known["lr"], help=f"peak learning rate of encoder and head (default {known['lr']:g}, the paper's)")
+    p.add_argument("--lr", type=number(float), default=known["lr"], help=f"peak learning rate of encoder and head (default {known['lr']:g}, the paper's)")
     p.add_argument("--fused-optimizer", action=argparse.BooleanOptionalAction, default=known["fused_optimizer"],
                    help=f"the optimiser's update as a few fused kernels: LARS compiled (default {'on' if known['fused_optimizer'] else 'off'})")
-    p.add_argument("--label-seeds", type=int, default=1, help="labelled subsets per budget for the Laplace readout (seeds 0..N-1; default 1)")
+    p.add_argument("--label-seeds", type=number(int), default=1, help="labelled subsets per budget for the Laplace readout (seeds 0..N-1; default 1)")
     p.add_argument("--point", nargs=2, action="append", metavar=("NAME", "SETTINGS"), default=[],
                    help="a sweep point: its name and settings, e.g. --point clip lars_trust=0.02,lars_clip=1 (repeatable; needs --out-dir)")
     p.add_argument("--best-of", type=Path, nargs="+", default=[], metavar="FOLDER",
                    help="run the SS-BNN sweep point with the best kNN recorded in these folders, as the point NAME-<epochs>ep (needs --out-dir)")
     p.add_argument("--out-dir", type=Path, default=None, help="folder of the sweep's records (NAME.json each)")
     p.add_argument("--no-compile", action="store_true")
-    p.add_argument("--limit", type=int, default=0, help="use a seeded random subset of N images (smoke tests; only those are decoded)")
+    p.add_argument("--limit", type=number(int, low=0), default=0, help="use a seeded random subset of N images (smoke tests; only those are decoded)")
     p.add_argument("--device", default="auto")
-    p.add_argument("--profile-steps", type=int, default=20, help="then profile this many steps of a fresh SS-BNN with the same recipe (0: skip)")
-    p.add_argument("--profile-skip", type=int, default=10, help="steps run before the profiled ones (compilation, warm-up; default 10)")
+    p.add_argument("--profile-steps", type=number(int, low=0), default=20, help="then profile this many steps of a fresh SS-BNN with the same recipe (0: skip)")
+    p.add_argument("--profile-skip", type=number(int, low=0), default=10, help="steps run before the profiled ones (compilation, warm-up; default 10)")
     p.add_argument("--dump-features", type=Path, default=None, help="also save raw encoder features (fp16) of 10k train, val and test images here")
     p.add_argument("--out", default=None, help="JSON path, or a folder (ending in /) for <name>.json (default bench/results/<name>.json)")
     a = p.parse_args(argv)
@@ -135,23 +138,30 @@ def main(argv=None):
     except ValueError as e: p.error(str(e))
     if points and a.out_dir is None: p.error("--point and --best-of need --out-dir")
     if points and a.out: p.error("--out names one record; a sweep writes --out-dir/NAME.json")
+    try: budgets = tuple(int(b) for b in a.budgets.split(",") if b)
+    except ValueError: p.error(f"argument --budgets: {a.budgets!r} is not a comma-separated list of label counts, e.g. 50,500,5000")
+    if any(b < 1 for b in budgets): p.error(f"argument --budgets: {a.budgets!r}: each budget is a number of labels, 1 or more")
     if a.out_dir and all((a.out_dir / f"{name}.json").exists() for name, _ in points):
         print(f"every point's record is in {a.out_dir} already"); return
+    if a.archive: check_path(PROG, "--archive", a.archive, folder=False)       # before any work: where it reads and writes, and on what
+    device = check_device(PROG, a.device)
+    if a.out_dir: out_folder(PROG, a.out_dir, "--out-dir")
+    if a.dump_features: out_folder(PROG, a.dump_features, "--dump-features")
+    if a.out and (a.out.endswith("/") or Path(a.out).is_dir()): out_folder(PROG, a.out)
+    elif a.out: out_file(PROG, a.out)
 
     import torch
     from common import cifar_splits
     from ssbnn._utils import atomic_write
     from ssbnn.experiments.cifar import benchmark_pretraining, time_augment, kornia_simclr
     from ssbnn.augment import SimCLRAugment, compiled_augment
-    from ssbnn._utils import get_device
 
-    data, decode_s = cifar_splits(a, "pretrain_cifar")
+    data, decode_s = guarded(PROG, lambda: cifar_splits(a, PROG))
     doses = {}
     def dosed(q:int):
         "The splits as read (q 0), or re-encoded as JPEG of quality q (once per q)."
         if q and q not in doses: doses[q] = reencode_jpeg(data, q)
         return doses[q] if q else data
-    device = get_device(a.device)
     print(f"{data} (read in {decode_s:.0f} s); device {device}", flush=True)
 
     xa = data.x_train[:2000].to(device)
@@ -160,7 +170,6 @@ def main(argv=None):
         aug["ssbnn_compiled_ms_2000"] = time_augment(compiled_augment(SimCLRAugment()), xa)
     print("augmenting 2,000 images (ms): " + ", ".join(f"{k[:-8]} {v:.2f}" for k, v in aug.items()), flush=True)
 
-    budgets = tuple(int(b) for b in a.budgets.split(",") if b)
     base = dict(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, budgets=budgets, star_labels=a.star_labels,
                 ntxent_tau=a.ntxent_tau, device=device, label_seeds=tuple(range(a.label_seeds)), lars_trust=a.lars_trust,
                 lars_clip=a.lars_clip, tau_p=a.tau_p, head_width=a.head_width, lr=a.lr, fused_optimizer=a.fused_optimizer)
@@ -186,13 +195,15 @@ def main(argv=None):
     model = res.pop("model")
     if a.dump_features:
         from ssbnn.features import encode
-        a.dump_features.mkdir(parents=True, exist_ok=True)
         for split, xs, ys in (("train", data.x_train[:10000], data.y_train[:10000]), ("val", data.x_val, data.y_val), ("test", data.x_test, data.y_test)):
-            torch.save({"features": encode(model.encoder, xs).half().cpu(), "y": ys.clone()}, a.dump_features / f"features_{split}.pt")
+            feats = {"features": encode(model.encoder, xs).half().cpu(), "y": ys.clone()}
+            atomic_write(a.dump_features / f"features_{split}.pt", lambda f: torch.save(feats, f))   # whole or not at all
     if a.profile_steps: res["profile"] = _profile(a, data, device)
     res.update(augment=aug, read_seconds=decode_s, command=command)
     out = Path(a.out or Path(__file__).parent / "results")                # a str: Path would drop a trailing /
     if a.out is None or a.out.endswith("/") or out.is_dir(): out = out / record_name(res, known)
+    if out.exists() and PROG not in record_command(out):
+        out = out.with_name(f"{out.stem}_{time.strftime('%Y%m%d-%H%M%S')}.json")    # a file that is not this script's record is kept
     atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
     _summarise(res, out)
 

@@ -14,6 +14,9 @@ parts, and refuses parts that scored other pairs or the same prior twice.
 """
 import argparse, hashlib, json, sys, time
 from pathlib import Path
+from common import parser, number, check_device, check_path, out_file, guarded
+
+PROG = "prior_cifar.py"
 
 PRIORS = {"self-supervised": "self-supervised", "bnn-gaussian": "BNN, gaussian", "bnn-laplace": "BNN, laplace"}   # flag -> record key
 PAPER = {"BNN, gaussian": [0.261, 0.024], "BNN, laplace": [0.269, 0.007], "self-supervised": [0.680, 0.063]}
@@ -88,58 +91,60 @@ def merge(parts:list[Path]) -> dict:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--archive", type=Path)
     src.add_argument("--merge", type=Path, nargs="+", metavar="PART", help="join records that each scored some of the priors (needs --out)")
     p.add_argument("--priors", type=priors_arg, default=list(PRIORS), help=f"the priors to score, comma-separated (default all: {','.join(PRIORS)})")
     p.add_argument("--model", type=Path, default=None, help="a model folder from ssbnn-pretrain (or an older model.pt) (else pretrain --epochs here)")
-    p.add_argument("--epochs", type=float, default=1000, help="pretraining epochs of the SS prior's encoder (default 1000, the paper's)")
+    p.add_argument("--epochs", type=number(float, low=0, high=1e6, open_low=True), default=1000, help="pretraining epochs of the SS prior's encoder (default 1000, the paper's)")
     from ssbnn.experiments.cifar import Encoder
     p.add_argument("--encoder", default="resnet20-frn", choices=[e.value for e in Encoder], help="encoder pretrained here: 'resnet20-frn' (default, the paper's for Table 1) or 'resnet18'")
-    p.add_argument("--batch-size", type=int, default=500, help="task size of that pretraining (default 500, the paper's for Table 1)")
-    p.add_argument("--pairs", type=int, default=1000, help="pairs per group (default 1000)")
-    p.add_argument("--ss-samples", type=int, default=4096)
-    p.add_argument("--bnn-samples", type=int, default=8192)
-    p.add_argument("--bnn-batch", type=int, default=64, help="networks whose parameters are drawn at once (and run at once, without --one-by-one)")
+    p.add_argument("--batch-size", type=number(int, low=2), default=500, help="task size of that pretraining (default 500, the paper's for Table 1)")
+    p.add_argument("--pairs", type=number(int), default=1000, help="pairs per group (default 1000)")
+    p.add_argument("--ss-samples", type=number(int), default=4096)
+    p.add_argument("--bnn-samples", type=number(int), default=8192)
+    p.add_argument("--bnn-batch", type=number(int), default=64, help="networks whose parameters are drawn at once (and run at once, without --one-by-one)")
     p.add_argument("--amp", action="store_true", help="BNN prior: bf16 forward passes (bench/rho_speed.py measures their speed and effect)")
     p.add_argument("--one-by-one", action="store_true", help="BNN prior: run the networks one by one, not with vmap (bench/rho_speed.py times both)")
     p.add_argument("--channels-last", action="store_true", help="BNN prior: channels-last images and weights (with --one-by-one)")
     p.add_argument("--compile", action="store_true", help="BNN prior: compile each network's forward pass (with --one-by-one)")
-    p.add_argument("--eval", type=int, default=9000, help="held-out evaluation images, as ssbnn-pretrain holds out (default 9000); "
+    p.add_argument("--eval", type=number(int), default=9000, help="held-out evaluation images, as ssbnn-pretrain holds out (default 9000); "
                    "the pairs come from the 1,000 validation images")
-    p.add_argument("--limit", type=int, default=0, help="use a random subset of the images (smoke tests)")
+    p.add_argument("--limit", type=number(int, low=0), default=0, help="use a random subset of the images (smoke tests)")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
     if a.merge:
         if a.out is None: p.error("--merge needs --out")
         if a.model: p.error("--merge joins records: it scores nothing, so it takes no --model")
+        out = out_file(PROG, a.out)
         try: res = merge(a.merge)
         except (ValueError, OSError, KeyError) as e: p.error(str(e))
-        return write(res, a.out)
+        return write(res, out)
     if a.model and "self-supervised" not in a.priors: p.error("--model is the self-supervised prior's encoder: add self-supervised to --priors")
+    check_path(PROG, "--archive", a.archive, folder=False); check_path(PROG, "--model", a.model)
+    device, out = check_device(PROG, a.device), out_file(PROG, a.out)
 
     import torch
     from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.cli import load_model, archive_data, check_unseen
     from ssbnn.augment import SimCLRAugment
     from ssbnn.train import PretrainConfig
-    from ssbnn._utils import get_device, environment
+    from ssbnn._utils import environment
     from common import device_tag
     from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network
     from ssbnn.models import ResNet20FRN
 
-    device = get_device(a.device)
-    data = archive_data(a.archive, a.eval, a.limit)          # ssbnn-pretrain's splits: its models never saw these pairs
+    data = guarded(PROG, lambda: archive_data(a.archive, a.eval, a.limit))   # ssbnn-pretrain's splits: its models never saw these pairs
     pairs = make_pairs(data.x_val, data.y_val, a.pairs, SimCLRAugment(), seed=0)     # held-out images
     gen = lambda: torch.Generator(device).manual_seed(0)
     sync = lambda: torch.cuda.synchronize() if device.type == "cuda" else None
     rho, res = {}, {"pairs_per_group": a.pairs, "pairs_source_sha256": pairs_digest(data.x_val, data.y_val, a.pairs), "eval_images": a.eval, "limit": a.limit}
     if "self-supervised" in a.priors:
         if a.model:
-            model = load_model(a.model, device=device)
-            check_unseen(model, data, a.model)
+            model = guarded(PROG, lambda: load_model(a.model, device=device))
+            guarded(PROG, lambda: check_unseen(model, data, a.model))
         else:
             model = cifar_ssbnn(device=device, encoder=a.encoder)
             model.pretrain(data.x_train, PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=min(a.batch_size, len(data.x_train)),
@@ -169,7 +174,7 @@ def main(argv=None):
     res["rho"] = {n: {k: [float(f"{v:.6g}") for v in r.tolist()] for k, r in g.items()} for n, g in rho.items()}   # every pair's rho, for --merge
     if "seconds_rho_ss_per_group" in res: print(f"rho, self-supervised prior: {res['seconds_rho_ss_per_group']:.2f} s per {a.pairs} pairs x {a.ss_samples} samples")
     part = "" if len(a.priors) == len(PRIORS) else "_" + "+".join(a.priors)      # a part is not named as the whole table
-    write(res, a.out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(res['device'])}{part}.json")
+    write(res, out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(res['device'])}{part}.json")
 
 
 if __name__ == "__main__":

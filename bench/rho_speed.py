@@ -8,7 +8,8 @@ compiled (`rho_network(compile=True)`; compilation happens in the untimed warm-u
 the same parameter samples, so their rho differ only by arithmetic; another seed's rho gives the Monte Carlo error for
 scale. Uses random 512-d representations and random 32x32 images: the cost does not depend on their values. Writes JSON.
 """
-import argparse, json, sys, time
+import json, sys, time
+from common import parser
 from pathlib import Path
 
 # name: (vectorise, amp, channels_last, compile)
@@ -25,7 +26,7 @@ def timed(fn, sync, warmup=None):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = parser(__doc__)
     p.add_argument("--pairs", type=int, default=1000)
     p.add_argument("--ss-samples", type=int, default=4096)
     p.add_argument("--bnn-samples", type=int, default=512, help="networks timed (the paper's 8,192 scale linearly)")

@@ -22,12 +22,12 @@ from .models import DigitsCNN, ProjectionHead
 from .core import SSBNN
 
 # %% auto #0
-__all__ = ['INPUT_ERRORS', 'EVAL_IMAGES', 'LIKE', 'add_options', 'one_line_errors', 'make_parser', 'run', 'main', 'archive_data',
-           'check_unseen', 'check_objective', 'evaluate_parser', 'load_model', 'evaluate_main', 'pretrain_parser',
-           'pretrain_main', 'convert_parser', 'convert_main']
+__all__ = ['INPUT_ERRORS', 'EVAL_IMAGES', 'LIKE', 'OneLineParser', 'number_arg', 'add_options', 'one_line_errors', 'make_parser',
+           'run', 'main', 'archive_data', 'check_unseen', 'check_objective', 'evaluate_parser', 'load_model',
+           'evaluate_main', 'pretrain_parser', 'pretrain_main', 'convert_parser', 'convert_main']
 
 # %% ../nbs/14_cli.ipynb #4ccbcdc7
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
     "An argument parser whose errors are one line on stderr and exit status 2."
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -40,7 +40,7 @@ def _budgets(s:str) -> tuple:
     except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
     return out
 
-def _number(kind, **limits):
+def number_arg(kind, **limits):
     "An argparse type: a number of type `kind` within `limits` (those of `check_number`; default: positive)."
     limits = {**(limits or dict(low=0, open_low=True)), **({"integer": True} if kind is int else {})}
     def conv(s):
@@ -53,7 +53,7 @@ def _number(kind, **limits):
 def _kind(default, limits:dict|None=None):
     "The argparse type of a flag with this default: budgets for tuples, numbers within `limits` (default: positive), or text."
     if isinstance(default, tuple): return _budgets
-    if isinstance(default, (int, float)) and not isinstance(default, bool): return _number(type(default), **(limits or {}))
+    if isinstance(default, (int, float)) and not isinstance(default, bool): return number_arg(type(default), **(limits or {}))
     return str
 
 def add_options(p:argparse.ArgumentParser, # the parser
@@ -101,7 +101,7 @@ class one_line_errors:
 # %% ../nbs/14_cli.ipynb #b5a44954
 def make_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn`."
-    p = _Parser(prog="ssbnn", description="Self-supervised BNNs on scikit-learn's digits (no download): pretrain on the "
+    p = OneLineParser(prog="ssbnn", description="Self-supervised BNNs on scikit-learn's digits (no download): pretrain on the "
                 "unlabelled images, fit with a few labels, compare with MAP and last-layer Laplace, write a report.")
     add_options(p, digits_setup, ["epochs", "batch_size", "device"], limits=PretrainConfig.LIMITS)
     add_options(p, EvalConfig, ["budgets", "seeds", "seed"])
@@ -172,7 +172,7 @@ def check_objective(model:SSBNN, path, simclr:bool=False):
 # %% ../nbs/14_cli.ipynb #5bc6e626
 def evaluate_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn-evaluate`."
-    p = _Parser(prog="ssbnn-evaluate", description="The paper's evaluation (Tables 2 and D.1) for SS-BNNs and conventional BNN baselines.")
+    p = OneLineParser(prog="ssbnn-evaluate", description="The paper's evaluation (Tables 2 and D.1) for SS-BNNs and conventional BNN baselines.")
     p.add_argument("--data", choices=("digits", "cifar10"), default="digits", help="dataset (default digits, no download)")
     p.add_argument("--root", type=Path, help="cifar10: torchvision folder (with --download if missing)")
     p.add_argument("--download", action="store_true", help="cifar10: download into --root (needs a network)")
@@ -180,14 +180,14 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument("--svhn-root", type=Path, help="cifar10: SVHN folder for OOD detection (default: digits as OOD)")
     p.add_argument("--model", type=Path, action="append", help="cifar10: a model folder from ssbnn-pretrain, or an older model.pt "
                    "(repeat for an ensemble)")
-    p.add_argument("--eval", type=_number(int, low=1), default=EVAL_IMAGES, help=f"cifar10 with --archive: held-out evaluation images "
+    p.add_argument("--eval", type=number_arg(int, low=1), default=EVAL_IMAGES, help=f"cifar10 with --archive: held-out evaluation images "
                    f"(default {EVAL_IMAGES}; ssbnn-pretrain holds out the same)")
-    p.add_argument("--epochs", type=_number(float, **PretrainConfig.LIMITS["epochs"]), default=None, help="pretraining epochs of what is pretrained here: every SS-BNN, or with --model SS-BNN* only (default: the dataset's, "
+    p.add_argument("--epochs", type=number_arg(float, **PretrainConfig.LIMITS["epochs"]), default=None, help="pretraining epochs of what is pretrained here: every SS-BNN, or with --model SS-BNN* only (default: the dataset's, "
                    f"digits {PretrainConfig.epochs:g}, cifar10 {PretrainConfig.for_cifar10().epochs:g})")
     p.add_argument("--budgets", type=_budgets, default=None, help=f"label budgets (default: digits {','.join(map(str, EvalConfig.budgets))}; "
                    f"cifar10 {','.join(map(str, EvalConfig.cifar10().budgets))})")
     add_options(p, EvalConfig, ["seeds", "seed", "ensemble", "ss_ensemble"])
-    p.add_argument("--pretrain-seeds", type=_number(int, **EvalConfig.LIMITS["seeds"]), default=None, help="SS-BNN pretrainings the "
+    p.add_argument("--pretrain-seeds", type=number_arg(int, **EvalConfig.LIMITS["seeds"]), default=None, help="SS-BNN pretrainings the "
                    "label seeds take in turn (default: one per seed, as the paper's standard errors need; 1 shares one between them)")
     p.add_argument("--methods", default=",".join(EvalConfig.methods), help="comma-separated names of registered methods "
                    f"(default {','.join(EvalConfig.methods)})")
@@ -278,7 +278,7 @@ def _merge(a):
 # %% ../nbs/14_cli.ipynb #a8998b91
 def pretrain_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn-pretrain`."
-    p = _Parser(prog="ssbnn-pretrain", description="Pretrain an SS-BNN (or SS-BNN*, or the SimCLR baseline) on CIFAR-10 with the paper's recipe; resumable.")
+    p = OneLineParser(prog="ssbnn-pretrain", description="Pretrain an SS-BNN (or SS-BNN*, or the SimCLR baseline) on CIFAR-10 with the paper's recipe; resumable.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--root", type=Path, help="torchvision CIFAR-10 folder")
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
@@ -287,14 +287,14 @@ def pretrain_parser() -> argparse.ArgumentParser:
                 PretrainConfig.for_cifar10())
     p.add_argument("--features", action="store_true", help="when pretraining is done, also write the train/val/test features (float16, "
                    "files of at most 16 MiB) into OUT/features")
-    p.add_argument("--star-labels", type=_number(int, low=0), default=0, help="pretrain SS-BNN* with this many labels (default 0: SS-BNN)")
-    p.add_argument("--tau-p", type=_number(float), default=None, help=f"the SS-BNN's W^c prior N(0, 1/tau_p^2) (default {RECIPE_TAU_P:g}, "
+    p.add_argument("--star-labels", type=number_arg(int, low=0), default=0, help="pretrain SS-BNN* with this many labels (default 0: SS-BNN)")
+    p.add_argument("--tau-p", type=number_arg(float), default=None, help=f"the SS-BNN's W^c prior N(0, 1/tau_p^2) (default {RECIPE_TAU_P:g}, "
                    f"chosen by the H100 sweep of experiments/cifar; the paper's: {PAPER_TAU_P:g})")
-    p.add_argument("--ntxent-tau", type=_number(float), default=None, help="pretrain SimCLR instead, with NT-Xent at this temperature "
+    p.add_argument("--ntxent-tau", type=number_arg(float), default=None, help="pretrain SimCLR instead, with NT-Xent at this temperature "
                    "(the paper's SimCLR baseline: 0.45), e.g. for the active-learning comparison")
-    p.add_argument("--eval", type=_number(int, low=1), default=EVAL_IMAGES, help=f"with --archive: held-out evaluation images "
+    p.add_argument("--eval", type=number_arg(int, low=1), default=EVAL_IMAGES, help=f"with --archive: held-out evaluation images "
                    f"(default {EVAL_IMAGES}, as ssbnn-evaluate; the same images whatever --seed)")
-    p.add_argument("--limit", type=_number(int, low=0), default=0, help="use a random subset of this many images (smoke tests; default 0: all)")
+    p.add_argument("--limit", type=number_arg(int, low=0), default=0, help="use a random subset of this many images (smoke tests; default 0: all)")
     p.add_argument("--resume-changing", default="", help="resume a checkpoint although these settings changed, e.g. 'lr' after a "
                    f"non-finite loss (comma-separated; any of {', '.join(k.replace('_', '-') for k in PretrainConfig.CHANGEABLE)})")
     p.add_argument("--no-compile", action="store_true", help="do not torch.compile the training step (encoder, head, objective) or the augmentation")
@@ -388,7 +388,7 @@ def _legacy_parts(state:dict, like:str|None) -> dict:
 
 def convert_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn-convert`."
-    p = _Parser(prog="ssbnn-convert", description="Convert an older ssbnn's single-file model (model.pt) into a model folder "
+    p = OneLineParser(prog="ssbnn-convert", description="Convert an older ssbnn's single-file model (model.pt) into a model folder "
                 "(model.safetensors + config.json).")
     p.add_argument("old", type=Path, help="an older model.pt, or an older ssbnn-pretrain run folder that holds one")
     p.add_argument("new", type=Path, help="the model folder to write (new or empty)")

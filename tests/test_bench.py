@@ -301,7 +301,7 @@ def test_laplace_predict_bench_agrees_with_laplace_torch_and_refuses_bad_sizes(t
     r = json.loads((tmp_path / "r.json").read_text())
     assert (r["params"], r["inputs"], r["device"]) == (27, 1500, "cpu") and r["max_abs_diff"] < 1e-5 and r["ssbnn_s"] > 0
     bad = subprocess.run([sys.executable, script, "--classes", "1"], capture_output=True, text=True)
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--classes at least 2" in bad.stderr
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "argument --classes: must be a whole number ≥ 2" in bad.stderr
 
 
 def test_gpu_pieces_queue_outlives_its_call_and_each_wait_returns_one_piece(tmp_path):
@@ -488,7 +488,7 @@ def test_jpeg_distortion_measures_the_doses(tmp_path, capsys):
     capsys.readouterr()
     (tmp_path / "folder").mkdir()
     for argv, message in ((["--qualities", "100"], "give integers 1-95"), (["--qualities", "0"], "give integers 1-95"),
-                          (["--qualities", "x"], "give integers 1-95"), (["--images", "-1"], "--images must be 0"), (["--crops", "0"], "--crops 1 or more"),
+                          (["--qualities", "x"], "give integers 1-95"), (["--images", "-1"], "argument --images: must be a whole number ≥ 0"), (["--crops", "0"], "argument --crops: must be a whole number > 0"),
                           (["--archive", str(tmp_path / "none.npz")], "no archive at"), (["--out", str(tmp_path / "folder")], "is a folder")):
         with pytest.raises(SystemExit) as e: main(["--archive", str(tmp_path / "a.npz"), "--out", str(tmp_path / "bad.json"), *argv])
         err = capsys.readouterr().err.strip().splitlines()
@@ -501,3 +501,52 @@ def _jpeg(img, quality:int) -> bytes:
     import io
     from PIL import Image
     b = io.BytesIO(); Image.fromarray(img).save(b, "JPEG", quality=quality); return b.getvalue()
+
+
+def _script_main(name:str):
+    "A benchmark script's `main`, run in this process."
+    import runpy
+    return runpy.run_path(str(ROOT / "bench" / name))["main"]
+
+
+def test_scripts_refuse_bad_input_in_one_line_before_any_work(tmp_path, capsys):
+    "The scripts a user runs: bad numbers, paths, devices and outputs exit 2 in one line, before the archive is read (a garbage one shows it)."
+    from ssbnn.report import claim_folder
+    junk, folder, user = tmp_path / "junk.npz", tmp_path / "folder", tmp_path / "mine.json"
+    junk.write_bytes(b"not an archive"); folder.mkdir(); user.write_text('{"my": "notes"}')
+    job = claim_folder(tmp_path / "job", command="ssbnn"); (job / "results.json").write_text("{}")
+    (tmp_path / "part").mkdir(); (tmp_path / "part" / "results.json").write_text('{"records": []}')
+    g = ["--archive", str(junk)]
+    cases = {"active_cifar.py": [(g + ["--seeds", "0"], "argument --seeds: must be a whole number > 0"),
+                                 (g + ["--budget", "-10"], "argument --budget"), (g + ["--initial", "60", "--budget", "50"], "need 0 < initial <= budget"),
+                                 (["--archive", str(folder)], "is a folder"), (g + ["--device", "gpu"], "--device gpu: unknown device"),
+                                 (g + ["--ssbnn-model", str(tmp_path / "none")], "--ssbnn-model " + str(tmp_path / "none") + " does not exist"),
+                                 (g + ["--out", str(folder.parent / "mine.json")], "is a file"), (g + ["--out", str(job)], "holds what ssbnn wrote"),
+                                 (["--archiv", str(junk)], "unrecognized arguments: --archiv"),
+                                 (["--merge", str(tmp_path / "part"), "--out", str(tmp_path / "m")], "a part lacks"), (g, "junk.npz")],
+             "prior_cifar.py": [(g + ["--pairs", "0"], "argument --pairs"), (g + ["--model", str(tmp_path / "none")], "does not exist"),
+                                (g + ["--device", "gpu"], "--device gpu"), (["--archive", str(folder)], "is a folder; give a file"),
+                                (g + ["--out", str(user)], "exists and is not a record of prior_cifar.py"), (g, "junk.npz")],
+             "pretrain_cifar.py": [(g + ["--epochs", "-1"], "argument --epochs"), (g + ["--budgets", "foo"], "argument --budgets"),
+                                   (["--archive", str(folder)], "is a folder; give a file"), (g + ["--device", "gpu"], "--device gpu"),
+                                   (g + ["--out", str(user)], "exists and is not a record of pretrain_cifar.py"),
+                                   (g + ["--dump-features", str(user)], "--dump-features " + str(user) + " is a file"), (g, "junk.npz")],
+             "laplace_predict.py": [(["--device", "gpu"], "--device gpu"), (["--out", str(folder)], "is a folder"),
+                                    (["--out", str(user)], "exists and is not a record of laplace_predict.py"), (["--dim", "nan"], "argument --dim")],
+             "jpeg_distortion.py": [(g + ["--out", str(user)], "exists and is not a record of jpeg_distortion.py")]}
+    for script, runs in cases.items():
+        main = _script_main(script)
+        for argv, expect in runs:
+            capsys.readouterr()
+            with pytest.raises(SystemExit) as e: main(argv)
+            err = capsys.readouterr().err.strip().splitlines()
+            assert e.value.code == 2 and len(err) == 1 and expect in err[0], (script, argv, err)
+    assert user.read_text() == '{"my": "notes"}' and (job / "results.json").read_text() == "{}" and not (tmp_path / "m").exists()
+
+
+def test_out_file_replaces_only_the_scripts_own_records(tmp_path):
+    from common import out_file
+    rec = tmp_path / "r.json"; rec.write_text(json.dumps({"command": "python bench/laplace_predict.py --out r.json"}))
+    assert out_file("laplace_predict.py", rec) == rec                                   # its own record: replaced
+    with pytest.raises(SystemExit): out_file("prior_cifar.py", rec)                      # another script's: kept
+    assert out_file("laplace_predict.py", tmp_path / "new" / "r.json").parent.is_dir()   # a new folder is made
