@@ -150,10 +150,16 @@ def load_checkpoint(path) -> dict:
     path = Path(path)
     if not path.exists(): raise FileNotFoundError(f"no checkpoint at {path}")
     if path.is_dir(): raise IsADirectoryError(f"{path} is a folder, not a checkpoint file")
+    with open(path, "rb") as fh: head = fh.read(64)
+    if not head.startswith((b"PK\x03\x04", b"\x80")):                    # torch writes a zip file (older torch: a pickle)
+        what = "it is empty" if not head else "it is text, not a file torch wrote" if all(32 <= b < 127 or b in b"\t\r\n" for b in head) else \
+               "it is not a file torch wrote"
+        raise ValueError(f"{path} is not a readable ssbnn checkpoint ({what}); give a file written by ssbnn, copied whole")
     try: state = torch.load(path, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, zipfile.BadZipFile, ValueError, AttributeError, TypeError,
             IndexError, KeyError, OverflowError) as e:       # torch's weights-only unpickler on malformed bytes raises all of these
-        why = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
+        why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if len(why) > 160: why = why[:160].rsplit(" ", 1)[0] + " ..."          # cut at a word, and say so
         if "weights only" in why.lower(): why = "it holds Python objects, which are never loaded, for safety"
         raise ValueError(f"{path} is not a readable ssbnn checkpoint ({why}); give a file written by ssbnn, copied whole") from None
     if not isinstance(state, dict): raise ValueError(f"{path} holds a {type(state).__name__}, not an ssbnn checkpoint")

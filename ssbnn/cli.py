@@ -237,7 +237,7 @@ def _eval_setup(a) -> tuple:
 def evaluate_main(argv=None) -> int:
     "Entry point of `ssbnn-evaluate`: bad input prints one line and exits with status 2."
     a = evaluate_parser().parse_args(argv)
-    with one_line_errors("ssbnn-evaluate") as status:
+    with one_line_errors("ssbnn-evaluate", "interrupted; its finished runs are kept: run it again with --out set to its folder to continue") as status:
         if a.merge: _merge(a); return status.code
         get_device(a.device)
         names_of = lambda s: tuple(m.strip() for m in s.split(",") if m.strip())
