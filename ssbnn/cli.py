@@ -237,7 +237,7 @@ def _eval_setup(a) -> tuple:
 def evaluate_main(argv=None) -> int:
     "Entry point of `ssbnn-evaluate`: bad input prints one line and exits with status 2."
     a = evaluate_parser().parse_args(argv)
-    with one_line_errors("ssbnn-evaluate", "interrupted; its finished runs are kept: run it again with --out set to its folder to continue") as status:
+    with one_line_errors("ssbnn-evaluate", "interrupted; an evaluation continues from its finished runs when run again with the same --out") as status:
         if a.merge: _merge(a); return status.code
         get_device(a.device)
         names_of = lambda s: tuple(m.strip() for m in s.split(",") if m.strip())
@@ -338,9 +338,10 @@ def pretrain_main(argv=None) -> int:
         ckpt = a.out/"pretrain.ckpt"
         ranks = f" on {env.world_size} processes" if env.distributed else ""
         say(f"ssbnn-pretrain: {data}; writing to {a.out}{ranks}" + (" (resuming)" if ckpt.exists() else ""), flush=True)
-        model.pretrain(data.x_train, cfg, checkpoint=ckpt, progress=not a.quiet, labelled=labelled,
-                       monitor=KNNMonitor(data.x_train, data.y_train, data.x_test, data.y_test), data_name=data.name,
-                       log_dir=a.out/"tensorboard" if a.tensorboard and env.is_main else None)
+        try: model.pretrain(data.x_train, cfg, checkpoint=ckpt, progress=not a.quiet, labelled=labelled,
+                            monitor=KNNMonitor(data.x_train, data.y_train, data.x_test, data.y_test), data_name=data.name,
+                            log_dir=a.out/"tensorboard" if a.tensorboard and env.is_main else None)
+        except ResumeError as e: raise ValueError(str(e).replace("a new checkpoint path", "a new --out")) from None   # this command's words
         h, total = model.history_[-1], cfg.steps(len(data.x_train))
         if env.is_main: _pretrain_results(a, data, model, cfg, total, argv)
         if h["step"] < total:

@@ -338,8 +338,8 @@ def _check_same_data(state:dict, data:dict|None, path):
     "Refuse to resume a checkpoint made on other unlabelled images (another subset, split or dataset)."
     made = state.get("data")                                     # checkpoints before 2026-11-26 do not say
     if made and data and made["sha256"] != data["sha256"]:
-        raise ResumeError(f"checkpoint {path} was made on other images ({made['size']} of shape {made['shape']}, sha256 "
-                         f"{made['sha256'][:12]}) than this run's ({data['size']}, sha256 {data['sha256'][:12]}); "
+        raise ResumeError(f"checkpoint {path} was made on other images ({made['size']} {made['dtype']} of shape {made['shape']}, sha256 "
+                         f"{made['sha256'][:12]}) than this run's ({data['size']} {data['dtype']}, sha256 {data['sha256'][:12]}); "
                          f"resume on the same images or use a new checkpoint path")
 
 _KERNELS = ("fused", "foreach")             # how PyTorch's optimisers run their update, not what it computes

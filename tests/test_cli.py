@@ -222,7 +222,8 @@ def test_pretrain_resumes_only_on_the_images_it_started_on(tmp_path):
     common = ["--archive", _archive(tmp_path / "a.npz", n=31), "--eval", "6", "--epochs", "1", "--batch-size", "8", "--device", "cpu",
               "--no-compile", "--quiet", "--out", tmp_path / "o"]
     assert call(pretrain_main, *common)[0] == 0
-    one_line_2(call(pretrain_main, "--limit", "30", *common), "was made on other images (22 of shape [3, 32, 32]")
+    one_line_2(call(pretrain_main, "--limit", "30", *common), "was made on other images (22 uint8 of shape [3, 32, 32]")
+    assert "use a new --out" in call(pretrain_main, "--limit", "30", *common)[2]       # this command's words, not the library's
     code, stdout, err = call(pretrain_main, *common)
     assert code == 0 and "resuming" in stdout, err
 

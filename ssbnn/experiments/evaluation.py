@@ -228,7 +228,7 @@ def _settings(cfg:EvalConfig) -> dict:
     return json.loads(json.dumps(asdict(cfg), default=str))
 
 _HOW = ("device", "checkpoint_every", "checkpoint_minutes", "max_minutes", "log_every", "monitor_every", "resume_changing",
-        "compile", "compile_mode", "fused_optimizer")             # how a pretraining runs, not what it learns
+        "compile", "compile_mode", "fused_optimizer")             # how a (pre)training runs, not what it learns
 
 def _weights_sha(model) -> str|None:
     "SHA-256 of a pretrained model's encoder weights (None for a model without an encoder, e.g. a test's stand-in)."
@@ -239,9 +239,11 @@ def _weights_sha(model) -> str|None:
 
 def _inputs(setup:Setup, cfg:EvalConfig, pretrained=None) -> dict:
     "What the records depend on besides `cfg`: the splits' (and OOD set's) bytes, the baselines' settings, the pretraining recipe or the given models."
-    d, js = setup.data, lambda c: json.loads(json.dumps(asdict(c), default=str))
-    made = {"models": [_weights_sha(m) for m in pretrained]} if pretrained else \
-           {"pretrain": {k: v for k, v in js(setup.pretrain).items() if k not in _HOW}}
+    d = setup.data
+    js = lambda c: {k: v for k, v in json.loads(json.dumps(asdict(c), default=str)).items() if k not in _HOW}
+    stars = any(m.startswith("ss-bnn*") for m in cfg.methods)   # SS-BNN* pretrains here with `setup.pretrain`, models given or not
+    made = {**({"models": [_weights_sha(m) for m in pretrained]} if pretrained else {}),
+            **({"pretrain": js(setup.pretrain)} if stars or not pretrained else {})}
     return {"data": {s: data_fingerprint(getattr(d, f"x_{s}"))["sha256"] for s in ("train", "val", "test")},
             "ood": data_fingerprint(setup.ood)["sha256"] if cfg.ood else None, "map": js(setup.map_config), "swag": js(setup.swag_config), **made}
 
