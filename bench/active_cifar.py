@@ -15,7 +15,7 @@ active.png into `--out`. A run too long for one job runs in parts (`--first-seed
 """
 import sys, time
 from pathlib import Path
-from common import fail, device_tag, parser, number, check_device, check_path, guarded
+from common import fail, device_tag, parser, number, check_device, check_path, guarded, epochs_arg
 
 PROG = "active_cifar.py"
 METHODS = ("ss-bnn-bald", "simclr-entropy", "ensemble-bald", "ss-bnn-random")
@@ -26,7 +26,7 @@ def main(argv=None):
     src = p.add_mutually_exclusive_group()
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
     src.add_argument("--torchvision-root", type=Path, help="torchvision CIFAR-10 folder (download=True if missing)")
-    p.add_argument("--epochs", type=number(float, low=0, high=1e6, open_low=True), default=50, help="pretraining epochs of the SS-BNN and SimCLR encoders (default 50; paper 500)")
+    p.add_argument("--epochs", type=epochs_arg(), default=50, help="pretraining epochs of the SS-BNN and SimCLR encoders (default 50; paper 500)")
     p.add_argument("--batch-size", type=number(int, low=2), default=1000)
     p.add_argument("--ssbnn-model", type=Path, help="a pretrained SS-BNN model folder instead of pretraining here")
     p.add_argument("--simclr-model", type=Path, help="a pretrained NT-Xent model folder instead of pretraining here")
@@ -54,8 +54,8 @@ def main(argv=None):
     methods = [m.strip() for m in a.methods.split(",") if m.strip()]
     bad = [m for m in methods if m not in METHODS]
     if bad or not methods: fail(PROG, f"--methods {a.methods!r}: choose from {', '.join(METHODS)}")
-    for flag, path in (("--archive", a.archive), ("--ssbnn-model", a.ssbnn_model), ("--simclr-model", a.simclr_model)): check_path(PROG, flag, path)
-    if a.archive and a.archive.is_dir(): fail(PROG, f"--archive {a.archive} is a folder; give the packed-JPEG archive (.npz)")
+    check_path(PROG, "--archive", a.archive, folder=False)
+    for flag, path in (("--ssbnn-model", a.ssbnn_model), ("--simclr-model", a.simclr_model)): check_path(PROG, flag, path)
     from ssbnn.experiments.active import ActiveConfig
     for budget in (a.budget, a.ensemble_budget or a.budget):                   # the protocol's own check, before any work
         guarded(PROG, lambda: ActiveConfig(initial=a.initial, step=a.step, budget=budget).rounds())

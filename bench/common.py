@@ -21,15 +21,20 @@ def number(kind=int, **limits):
     return number_arg(kind, **limits)
 
 
+def epochs_arg():
+    "The argparse type of a pretraining's --epochs: `PretrainConfig`'s own limits."
+    from ssbnn.train import PretrainConfig
+    return number(float, **PretrainConfig.LIMITS["epochs"])
+
+
 BAD_INPUT = (ValueError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
 
 def guarded(prog:str, body):
-    "`body()`, with bad input (`BAD_INPUT`) said in one line and exit status 2; other errors keep their traceback, which a device run's log needs."
-    try: return body()
-    except BAD_INPUT as e:
-        text = " ".join(str(e).split()) or type(e).__name__
-        if isinstance(e, OSError) and e.filename and str(e.filename) not in text: text += f": {e.filename}"
-        fail(prog, text)
+    "`body()`, with bad input (`BAD_INPUT`) said in one line and exit status 2 (the package's `one_line_errors`); other errors keep their traceback, which a device run's log needs."
+    from ssbnn.cli import one_line_errors
+    with one_line_errors(prog, errors=BAD_INPUT) as status: result = body()
+    if status.code: raise SystemExit(status.code)
+    return result
 
 
 def check_device(prog:str, device:str):

@@ -18,7 +18,7 @@ where it stopped when the same command runs again.
 import argparse, json, sys, time
 from enum import Enum
 from pathlib import Path
-from common import parser, number, check_device, check_path, out_file, out_folder, guarded, record_command
+from common import parser, number, check_device, check_path, out_file, out_folder, guarded, record_command, epochs_arg
 
 PROG = "pretrain_cifar.py"
 
@@ -93,7 +93,7 @@ def main(argv=None):
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
     src.add_argument("--torchvision-root", type=Path, help="torchvision CIFAR-10 folder (download=True if missing)")
-    p.add_argument("--epochs", type=number(float, low=0, high=1e6, open_low=True), default=50)
+    p.add_argument("--epochs", type=epochs_arg(), default=50)
     p.add_argument("--batch-size", type=number(int, low=2), default=1000)
     p.add_argument("--eval", type=number(int), default=5000, help="held-out evaluation images (default 5000)")
     p.add_argument("--val", type=number(int), default=1000, help="held-out validation images for the Laplace prior (default 1000)")

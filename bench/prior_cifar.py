@@ -14,7 +14,7 @@ parts, and refuses parts that scored other pairs or the same prior twice.
 """
 import argparse, hashlib, json, sys, time
 from pathlib import Path
-from common import parser, number, check_device, check_path, out_file, guarded
+from common import parser, number, check_device, check_path, out_file, guarded, epochs_arg
 
 PROG = "prior_cifar.py"
 
@@ -97,7 +97,7 @@ def main(argv=None):
     src.add_argument("--merge", type=Path, nargs="+", metavar="PART", help="join records that each scored some of the priors (needs --out)")
     p.add_argument("--priors", type=priors_arg, default=list(PRIORS), help=f"the priors to score, comma-separated (default all: {','.join(PRIORS)})")
     p.add_argument("--model", type=Path, default=None, help="a model folder from ssbnn-pretrain (or an older model.pt) (else pretrain --epochs here)")
-    p.add_argument("--epochs", type=number(float, low=0, high=1e6, open_low=True), default=1000, help="pretraining epochs of the SS prior's encoder (default 1000, the paper's)")
+    p.add_argument("--epochs", type=epochs_arg(), default=1000, help="pretraining epochs of the SS prior's encoder (default 1000, the paper's)")
     from ssbnn.experiments.cifar import Encoder
     p.add_argument("--encoder", default="resnet20-frn", choices=[e.value for e in Encoder], help="encoder pretrained here: 'resnet20-frn' (default, the paper's for Table 1) or 'resnet18'")
     p.add_argument("--batch-size", type=number(int, low=2), default=500, help="task size of that pretraining (default 500, the paper's for Table 1)")

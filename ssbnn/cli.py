@@ -80,8 +80,10 @@ INPUT_ERRORS = (ValueError, TypeError, RuntimeError, OSError, EOFError, zipfile.
 
 class one_line_errors:
     "Context manager: bad input (`INPUT_ERRORS`: values, files, archives, networks) prints `prog: error: ...` and sets `code` to 2."
-    def __init__(self, prog:str, interrupted:str="interrupted"):
-        self.prog, self.interrupted, self.code = prog, interrupted, 0
+    def __init__(self, prog:str, interrupted:str="interrupted",
+                 errors:tuple=INPUT_ERRORS, # the exceptions that are bad input (others keep their traceback)
+                ):
+        self.prog, self.interrupted, self.errors, self.code = prog, interrupted, errors, 0
         self._once = one_interrupt(lambda: print(f"{prog}: stopping, please wait", file=sys.stderr))
 
     def __enter__(self):
@@ -91,7 +93,7 @@ class one_line_errors:
         try:
             if kind is not None and issubclass(kind, KeyboardInterrupt):
                 print(f"{self.prog}: {self.interrupted}", file=sys.stderr); self.code = 130; return True
-            if kind is not None and issubclass(kind, INPUT_ERRORS):
+            if kind is not None and issubclass(kind, self.errors):
                 text = " ".join(str(err).split()) or kind.__name__
                 if isinstance(err, OSError) and err.filename and str(err.filename) not in text: text += f": {err.filename}"
                 print(f"{self.prog}: error: {text}", file=sys.stderr); self.code = 2; return True
@@ -129,8 +131,8 @@ def run(args) -> Path:
     if args.overwrite: ckpt.unlink(missing_ok=True)          # a fresh run: an earlier pretraining is not resumed
     print(f"ssbnn: writing to {out}" + (" (resuming pretraining)" if ckpt.exists() else ""), flush=True)
     try: result = run_evaluation(setup, cfg, progress=not args.quiet, checkpoint=ckpt)
-    except ResumeError as e:                                  # the library's advice names APIs this command has not
-        raise ValueError(f"{str(e).split(';')[0]}; rerun with that run's settings to resume it, or pass --overwrite to start afresh") from None
+    except ResumeError as e:                                  # this command's advice: it has no checkpoint path or resume_changing
+        raise ValueError(f"checkpoint {e.path} was {e.reason}; rerun with that run's settings to resume it, or pass --overwrite to start afresh") from None
     write_main_job(result, out)
     for k in ("nll", "accuracy", "ece"): print("\n" + table(result["records"], k))
     m = result["meta"]
@@ -341,7 +343,9 @@ def pretrain_main(argv=None) -> int:
         try: model.pretrain(data.x_train, cfg, checkpoint=ckpt, progress=not a.quiet, labelled=labelled,
                             monitor=KNNMonitor(data.x_train, data.y_train, data.x_test, data.y_test), data_name=data.name,
                             log_dir=a.out/"tensorboard" if a.tensorboard and env.is_main else None)
-        except ResumeError as e: raise ValueError(str(e).replace("a new checkpoint path", "a new --out")) from None   # this command's words
+        except ResumeError as e:                                                 # this command's advice, in its flags
+            how = f"; to resume with these changes on purpose: --resume-changing {','.join(e.changeable).replace('_', '-')}" if e.changeable else ""
+            raise ValueError(f"checkpoint {e.path} was {e.reason}; resume it as it was made, or use a new --out{how}") from None
         h, total = model.history_[-1], cfg.steps(len(data.x_train))
         if env.is_main: _pretrain_results(a, data, model, cfg, total, argv)
         if h["step"] < total:

@@ -292,7 +292,13 @@ def _draw(x:Tensor, augment, m:int, run, shared, gen, loss:TaskLoss, labelled=No
 _RESUME_KEYS = ("epochs", "batch_size", "lr", "var_lr", "weight_decay", "warmup", "warmup_start", "seed", "optimizer", "momentum", "lars_trust", "lars_clip")
 
 class ResumeError(ValueError):
-    "A checkpoint this run cannot resume: made with other settings, objective, images or labelled data."
+    "A checkpoint this run cannot resume: made with other settings, objective, images or labelled data; commands word their own advice from its parts."
+    def __init__(self, path, reason:str, # 'made with ...': why it cannot be resumed
+                 changeable:tuple=(), # settings `resume_changing` could name to resume it anyway
+                ):
+        self.path, self.reason, self.changeable = path, reason, tuple(changeable)
+        how = f"; to resume with these changes on purpose, say so: resume_changing={self.changeable!r}" if self.changeable else ""
+        super().__init__(f"checkpoint {path} was {reason}; resume it as it was made, or use a new checkpoint path{how}")
 
 def _check_resumable(saved:dict, config:PretrainConfig, path):
     "Refuse to resume a checkpoint made with different settings, unless `config.resume_changing` names each change."
@@ -302,9 +308,7 @@ def _check_resumable(saved:dict, config:PretrainConfig, path):
     if unasked:
         d = ", ".join(f"{k}: {a} in the checkpoint vs {b} now" for k, (a, b) in unasked.items())
         ok = [k for k in unasked if k in PretrainConfig.CHANGEABLE]
-        how = (f"; to resume with these changes on purpose, say so: resume_changing={tuple(ok)!r} "
-               f"(ssbnn-pretrain --resume-changing {','.join(ok).replace('_', '-')})" if len(ok) == len(unasked) else "")
-        raise ResumeError(f"checkpoint {path} was made with other settings ({d}); use the same settings or a new checkpoint path{how}")
+        raise ResumeError(path, f"made with other settings ({d})", ok if len(ok) == len(unasked) else ())
 
 def _keep_new_settings(opt, sched, fresh:list, base_lrs:list):
     "After loading an optimiser and schedule state, put back this run's hyperparameters (`fresh` groups, `base_lrs`)."
@@ -331,16 +335,14 @@ def _check_same_objective(state:dict, elbo:nn.Module, path):
     "Refuse to resume a checkpoint made with another objective (SimCLR's NT-Xent for an ELBO, another prior, ...)."
     made, now = state.get("objective"), part_spec(elbo)          # checkpoints before 2026-11-24 do not say
     if made is not None and made != now:
-        raise ResumeError(f"checkpoint {path} was made with the objective {spec_text(made)}, not this run's {spec_text(now)}; "
-                         f"resume with the same objective or use a new checkpoint path")
+        raise ResumeError(path, f"made with the objective {spec_text(made)}, not this run's {spec_text(now)}")
 
 def _check_same_data(state:dict, data:dict|None, path):
     "Refuse to resume a checkpoint made on other unlabelled images (another subset, split or dataset)."
     made = state.get("data")                                     # checkpoints before 2026-11-26 do not say
     if made and data and made["sha256"] != data["sha256"]:
-        raise ResumeError(f"checkpoint {path} was made on other images ({made['size']} {made['dtype']} of shape {made['shape']}, sha256 "
-                         f"{made['sha256'][:12]}) than this run's ({data['size']} {data['dtype']}, sha256 {data['sha256'][:12]}); "
-                         f"resume on the same images or use a new checkpoint path")
+        raise ResumeError(path, f"made on other images ({made['size']} {made['dtype']} of shape {made['shape']}, sha256 {made['sha256'][:12]}) "
+                                f"than this run's ({data['size']} {data['dtype']}, sha256 {data['sha256'][:12]})")
 
 _KERNELS = ("fused", "foreach")             # how PyTorch's optimisers run their update, not what it computes
 
@@ -356,7 +358,7 @@ def restore_training_state(state:dict, path, config, mods, opt, sched, shared,
     _check_resumable(state["config"], config, path)
     _check_same_data(state, data, path)
     if ("task_layer" in state) != (len(mods) == 4):
-        raise ResumeError(f"checkpoint {path} was made {'with' if 'task_layer' in state else 'without'} labelled data (SS-BNN*); resume it the same way")
+        raise ResumeError(path, f"made {'with' if 'task_layer' in state else 'without'} labelled data (SS-BNN*)")
     _check_same_objective(state, mods[2], path)
     for name, m in zip(_MODULES, mods): m.load_state_dict(state[name])
     fresh, base_lrs = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups], list(sched.base_lrs)
@@ -472,8 +474,8 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     device = run.device(config.device)                            # a DDPRun joins its process group here
     _alone(run)
     encoder, head = run.prepare(encoder, head, config)
-    data = run.on_main(lambda: data_fingerprint(check_images(x, "unlabelled images", keep_uint8=True))) if checkpoint is not None else None
     x, mods, opt, sched, total = _setup(encoder, head, elbo, x, config, device, labelled)
+    data = run.on_main(lambda: data_fingerprint(x)) if checkpoint is not None else None      # what a checkpoint resumes on
     m = local_batch(config.batch_size, run.world_size)
     shared, gen = run.generators(config.seed, device)
     step, history, good = 0, [], None

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #5b662062
 from __future__ import annotations
-import hashlib, json, time, warnings
+import json, time, warnings
 from collections import defaultdict
 from dataclasses import dataclass, field, asdict, replace
 from typing import ClassVar
@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch import Tensor
 from tqdm.auto import tqdm
-from .._utils import get_device, as_option, check_number, environment, atomic_write
+from .._utils import get_device, as_option, check_number, environment, atomic_write, state_digest
 from ..data import ImageSplits, check_images, labelled_subset, data_fingerprint, parse_budget, load_digits_splits, photo_patches, digits_as_ood
 from ..augment import DigitsAugment, CropFlip
 from ..models import DigitsCNN, CIFARResNet18
@@ -231,11 +231,8 @@ _HOW = ("device", "checkpoint_every", "checkpoint_minutes", "max_minutes", "log_
         "compile", "compile_mode", "fused_optimizer")             # how a (pre)training runs, not what it learns
 
 def _weights_sha(model) -> str|None:
-    "SHA-256 of a pretrained model's encoder weights (None for a model without an encoder, e.g. a test's stand-in)."
-    if (enc := getattr(model, "encoder", None)) is None: return None
-    h = hashlib.sha256()
-    for k, v in enc.state_dict().items(): h.update(k.encode()); h.update(v.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
-    return h.hexdigest()
+    "SHA-256 of a pretrained model's encoder weights, as checkpoints digest theirs (None for a model without an encoder, e.g. a test's stand-in)."
+    return None if (enc := getattr(model, "encoder", None)) is None else state_digest(enc.state_dict())
 
 def _inputs(setup:Setup, cfg:EvalConfig, pretrained=None) -> dict:
     "What the records depend on besides `cfg`: the splits' (and OOD set's) bytes, the baselines' settings, the pretraining recipe or the given models."
