@@ -58,6 +58,9 @@ def parse_point(text:str, known:dict) -> dict:
     return out
 
 
+PAPER_OPTIMISER = dict(optimizer="lars", lr=0.6, weight_decay=1e-6)   # the CIFAR recipe's optimiser before 2026-11-26 (appendix B.1.2's)
+
+
 def best_point(folders) -> tuple[str, dict]:
     "(name, settings) of the SS-BNN sweep point with the highest kNN accuracy recorded in `folders` (SimCLR points excluded)."
     recs = {}
@@ -67,13 +70,15 @@ def best_point(folders) -> tuple[str, dict]:
             if "point" in r and "knn_accuracy" in r and r.get("method") == "ss-bnn": recs[r["point"]] = r
     if not recs: raise ValueError(f"no SS-BNN sweep records in {', '.join(map(str, folders))}; run the sweep first")
     best = max(recs.values(), key=lambda r: r["knn_accuracy"])
-    settings = dict(best["settings"])                                    # its W^c prior as recorded, not today's default
+    settings = dict(best["settings"])                                    # its W^c prior and optimiser as recorded, not today's defaults
     if "prior_std" in best and "tau_p" not in settings: settings["tau_p"] = round(1 / best["prior_std"], 6)
+    for k, before in PAPER_OPTIMISER.items():                            # records before 2026-11-25 ran the paper's and did not say so
+        settings.setdefault(k, before if best.get(k) is None else best[k])
     return best["point"], settings
 
 
 def record_name(res:dict, known:dict) -> str:
-    "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults, the W^c prior and SimCLR's temperature always>].json"
+    "pretrain_<method>_cifar10_<GPU>_<epochs>ep[_<settings that differ from the defaults (the optimiser's: from the paper's), the W^c prior and SimCLR's temperature always>].json"
     from common import device_tag
     gpu = device_tag(res["device"])
     diff = [f"trust{res['lars_trust']:g}" if res["lars_trust"] != known["lars_trust"] else "", ("clip" if res["lars_clip"] else "noclip") if res["lars_clip"] != known["lars_clip"] else "",
@@ -83,7 +88,7 @@ def record_name(res:dict, known:dict) -> str:
             ("fusedopt" if res["fused_optimizer"] else "eageropt") if res.get("fused_optimizer", known["fused_optimizer"]) != known["fused_optimizer"] else "",
             f"ntxent{res['ntxent_tau']:g}" if res.get("ntxent_tau") else "",    # SimCLR's temperature: always named, as the prior
             *(f"{tag}{res[k]:g}" if tag else str(res[k]) for k, tag in (("optimizer", ""), ("lr", "lr"), ("weight_decay", "wd"))
-              if k in res and k in known and res[k] != known[k])]
+              if k in res and res[k] != PAPER_OPTIMISER[k])]                # named against the paper's: the recipe's has changed before
     return "_".join([f"pretrain_{res['method'].replace('*', '_star')}_cifar10_{gpu}_{res['epochs']:g}ep", *filter(None, diff)]) + ".json"
 
 

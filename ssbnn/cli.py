@@ -285,8 +285,8 @@ def pretrain_parser() -> argparse.ArgumentParser:
     src.add_argument("--root", type=Path, help="torchvision CIFAR-10 folder")
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
     p.add_argument("--download", action="store_true", help="download CIFAR-10 into --root if missing (needs a network)")
-    add_options(p, PretrainConfig, ["epochs", "batch_size", "lars_trust", "seed", "device", "max_minutes", "checkpoint_minutes"],
-                PretrainConfig.for_cifar10())
+    add_options(p, PretrainConfig, ["epochs", "batch_size", "lars_trust", "weight_decay", "seed", "device", "max_minutes", "checkpoint_minutes"],
+                PretrainConfig.for_cifar10(), weight_decay="; the paper's: 1e-6")
     p.add_argument("--features", action="store_true", help="when pretraining is done, also write the train/val/test features (float16, "
                    "files of at most 16 MiB) into OUT/features")
     p.add_argument("--star-labels", type=number_arg(int, low=0), default=0, help="pretrain SS-BNN* with this many labels (default 0: SS-BNN)")
@@ -327,7 +327,7 @@ def pretrain_main(argv=None) -> int:
             raise ValueError(f"--resume-changing: {', '.join(k.replace('_', '-') for k in bad)} cannot change on resuming; choose from "
                              f"{', '.join(k.replace('_', '-') for k in PretrainConfig.CHANGEABLE)}")
         cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile,
-                                         lars_trust=a.lars_trust, seed=a.seed, device=device, sync_bn=a.sync_bn,
+                                         lars_trust=a.lars_trust, weight_decay=a.weight_decay, seed=a.seed, device=device, sync_bn=a.sync_bn,
                                          max_minutes=a.max_minutes, checkpoint_minutes=a.checkpoint_minutes, resume_changing=changing)
         if a.tensorboard: TensorBoardLog.check()                       # before any work: the extra is installed
         if env.is_main: claim_folder(a.out, replace_results=True, command="ssbnn-pretrain")   # new, empty or this command's own; writable

@@ -45,7 +45,7 @@ class PretrainConfig:
     batch_size: int = 256 # M, the number of images in a contrastive task
     lr: float = 2e-3 # peak learning rate of encoder and projection head
     var_lr: float = 1e-2 # peak learning rate of log tau and log sigma
-    weight_decay: float = 1e-4 # decoupled weight decay on encoder and head: the prior log p(theta^s)
+    weight_decay: float = 1e-4 # weight decay on encoder and head (AdamW's decoupled; LARS's and SGD's on the weights, in the gradient): the prior log p(theta^s)
     warmup: float = 0.05 # fraction of the steps spent warming up linearly
     warmup_start: float = 0.01 # learning rate at the first step, as a fraction of the peak
     seed: int = 0 # seed of the loop's generator (tasks, augmentations, W^c noise)
@@ -90,9 +90,9 @@ class PretrainConfig:
 
     @classmethod
     def for_cifar10(cls, epochs:float=1000., **kw):
-        "The paper's CIFAR optimisation (appendix B.1.2): LARS, batch 1000, warm-up 1e-3 to 0.6, cosine, wd 1e-6; trust 0.02 with clipping (swept; the model: `cifar_ssbnn`)."
+        "The paper's CIFAR optimisation (appendix B.1.2: LARS, batch 1000, warm-up 1e-3 to 0.6, cosine) with trust 0.02, clipping and weight decay 5e-4 for its 1e-6 (swept: experiments/cifar)."
         check_fields(cls, kw)
-        return cls(**{**dict(epochs=epochs, batch_size=1000, optimizer="lars", lr=0.6, var_lr=1e-3, weight_decay=1e-6, lars_trust=0.02, lars_clip=True,
+        return cls(**{**dict(epochs=epochs, batch_size=1000, optimizer="lars", lr=0.6, var_lr=1e-3, weight_decay=5e-4, lars_trust=0.02, lars_clip=True,
                              warmup=min(0.1, 10 / epochs), warmup_start=1e-3 / 0.6, compile=True, checkpoint_every=500,
                              log_every=50, monitor_every=max(1., epochs / 20)), **kw})
 

@@ -81,8 +81,12 @@ def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_
             prior = {"prior_std": 1 / 0.65} if name == "b" else {}                # a record made when the default prior was the paper's
             (folder / f"{name}.json").write_text(json.dumps({"point": name, "method": method, "knn_accuracy": knn, "settings": settings, **prior}))
     (new / "profile.json").write_text(json.dumps({"profile": {}}))            # not a point: ignored
-    assert bench["best_point"]([old, new]) == ("b", {"mean": "view_a", "tau_p": 0.65})   # SimCLR's 0.9 is not an SS-BNN; its prior kept
-    assert bench["best_point"]([old]) == ("a", {"tau_p": 1.0})
+    paper = dict(optimizer="lars", lr=0.6, weight_decay=1e-6)               # records made before 2026-11-25 do not name their optimiser
+    assert bench["best_point"]([old, new]) == ("b", {"mean": "view_a", "tau_p": 0.65, **paper})   # SimCLR's 0.9 is not an SS-BNN; its prior kept
+    assert bench["best_point"]([old]) == ("a", {"tau_p": 1.0, **paper})
+    (old / "d.json").write_text(json.dumps({"point": "d", "method": "ss-bnn", "knn_accuracy": 0.8, "settings": {"lr": 2.4},
+                                            "optimizer": "lars", "lr": 2.4, "weight_decay": 5e-4}))
+    assert bench["best_point"]([old]) == ("d", {"lr": 2.4, "optimizer": "lars", "weight_decay": 5e-4})   # as it ran, whatever today's recipe
     (tmp_path / "empty").mkdir()
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", "x.npz", "--best-of",
                         str(tmp_path / "empty"), "--out-dir", str(tmp_path / "o")], capture_output=True, text=True)
@@ -125,6 +129,9 @@ def test_record_name_names_every_setting_that_differs(tmp_path):
     sgd = dict(simclr, device="NVIDIA H200", epochs=200, ntxent_tau=0.5, optimizer="sgd", lr=0.47, weight_decay=5e-4)
     assert bench["record_name"](sgd, known) == "pretrain_simclr_cifar10_H200_200ep_ntxent0.5_sgd_lr0.47_wd0.0005.json"
     assert bench["record_name"](dict(sgd, optimizer="lars", lr=0.6), known) == "pretrain_simclr_cifar10_H200_200ep_ntxent0.5_wd0.0005.json"
+    recipe = dict(res, lars_trust=0.02, lars_clip=True, learn_tau=True, head_width=512, crops="torchvision", mean="mean", fused_optimizer=False,
+                  jpeg=0, optimizer="lars", lr=0.6, weight_decay=5e-4, device="NVIDIA H200")
+    assert bench["record_name"](recipe, bench["known_settings"]()) == "pretrain_ss-bnn_cifar10_H200_200ep_taup4_wd0.0005.json"   # not the decay-1e-6 run's name
 
 def test_frn_reference_says_what_it_needs():
     run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "frn_reference.py"), *a], capture_output=True, text=True)
@@ -375,7 +382,7 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     text = (ROOT / "bench" / "gpu_pieces.sh").read_text()
     points = text.split('POINTS:-')[1].split('}')[0].split()
     for name, setting in zip(points[::2], points[1::2]): bench["parse_point"](setting, bench["known_settings"]())
-    assert len(points) == 10 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
+    assert len(points) == 6 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
     peer = [c for c in commands if "peer_simclr.py" in c]                            # the simclr-sgd point's warm-up: a tenth, at most 10
     assert "--epochs 50 --warmup-epochs 5 --decay weights --knn-every 5 --out" in peer[0] and peer[0].endswith("/peer/peer_simclr_cifar10_50ep.json")
     assert "--epochs 200 --warmup-epochs 10 --decay weights --knn-every 5 --joint-bn --knn-every 20" in peer[1] and peer[1].endswith("_200ep_jointbnknnevery20.json")

@@ -29,7 +29,7 @@ def test_benchmark_script_runs_on_cpu(tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     [out] = (tmp_path / "records").iterdir()                                # a folder: the record is named by what ran, prior included
-    assert fnmatch.fnmatch(out.name, "pretrain_ss-bnn_cifar10_*_0.1ep_taup4.json"), out.name
+    assert fnmatch.fnmatch(out.name, "pretrain_ss-bnn_cifar10_*_0.1ep_taup4_wd0.0005.json"), out.name   # the decay: not the paper's
     res = json.loads(out.read_text())
     assert res["profile"]["steps"] == 1 and res["profile"]["top"][0]["ms_per_step"] > 0
     for k in ("views_per_second", "seconds_per_epoch", "knn_accuracy", "device", "torch", "history", "augment", "command"):
@@ -42,14 +42,14 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
     cmd = [sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", str(ARCHIVE), "--limit", "400", "--eval", "80",
            "--val", "40", "--epochs", "0.1", "--batch-size", "32", "--budgets", "", "--no-compile", "--device", "cpu",
            "--profile-steps", "0", "--out-dir", str(tmp_path), "--point", "eta1e-3", "lars_trust=0.001,lars_clip=0",
-           "--point", "wide", "head_width=64,tau_p=1,mean=view_a,optimizer=sgd,weight_decay=5e-4,jpeg=50"]
+           "--point", "wide", "head_width=64,tau_p=1,mean=view_a,optimizer=sgd,weight_decay=1e-5,jpeg=50"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     old, wide = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("eta1e-3", "wide"))
     assert (old["lars_trust"], old["lars_clip"], old["head_width"]) == (1e-3, False, 512)
     assert (wide["lars_trust"], wide["lars_clip"], wide["head_width"], wide["prior_std"]) == (0.02, True, 64, 1.0)   # the recipe's
     assert (old["mean"], wide["mean"]) == ("mean", "view_a")
-    assert (old["optimizer"], old["weight_decay"], wide["optimizer"], wide["weight_decay"]) == ("lars", 1e-6, "sgd", 5e-4)   # lightly's optimiser
+    assert (old["optimizer"], old["weight_decay"], wide["optimizer"], wide["weight_decay"]) == ("lars", 5e-4, "sgd", 1e-5)   # the recipe's; another
     assert all(-1 <= h["align"] <= 1 for r in (old, wide) for h in r["history"]) and wide["final_align"] == wide["history"][-1]["align"]
     assert old["settings"] == {"lars_trust": 0.001, "lars_clip": False} and old["point"] == "eta1e-3"
     assert (old["jpeg"], wide["jpeg"]) == (0, 50)                        # the images as read, and re-encoded as JPEG 50
@@ -60,7 +60,8 @@ def test_benchmark_sweep_writes_one_record_per_point_and_resumes(tmp_path):
                           capture_output=True, text=True, timeout=600)                        # the long piece's RECIPE=best
     top = max((old, wide), key=lambda r: r["knn_accuracy"])
     again = json.loads((tmp_path / "long" / f"{top['point']}-0.1ep.json").read_text())
-    assert best.returncode == 0 and again["settings"] == {"tau_p": round(1 / top["prior_std"], 6), **top["settings"]}   # its prior as recorded
+    recorded = {"tau_p": round(1 / top["prior_std"], 6), **{k: top[k] for k in ("optimizer", "lr", "weight_decay")}}
+    assert best.returncode == 0 and again["settings"] == {**recorded, **top["settings"]}   # its prior and optimiser as recorded
     assert (again["mean"], again["prior_std"]) == (top["mean"], top["prior_std"])
     bad = subprocess.run(cmd[:-1] + ["lars_trust"], capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "point wide: point setting 'lars_trust' is not KEY=VALUE" in bad.stderr.splitlines()[-1]
