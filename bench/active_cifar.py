@@ -87,10 +87,11 @@ def main(argv=None):
                 check_unseen(loaded, data, path)   # pretrained by ssbnn-pretrain: pass its splits, --eval 9000 --val 1000
                 check_objective(loaded, path, simclr=objective is not None)
             except ValueError as e: fail(PROG, str(e))
-            return loaded, {"model": str(path)}
+            return loaded, {"model": str(path), "weight_decay": getattr(getattr(loaded, "config_", None), "weight_decay", None)}   # None: an older model.pt
         cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, device=str(device))
         t = time.time(); model.pretrain(data.x_train, cfg, progress=False)
-        return model, {"epochs": a.epochs, "batch_size": a.batch_size, "seconds": time.time() - t, "final_tau": model.history_[-1]["tau"]}
+        return model, {"epochs": a.epochs, "batch_size": a.batch_size, "weight_decay": cfg.weight_decay, "seconds": time.time() - t,
+                       "final_tau": model.history_[-1]["tau"]}
 
     pre, learners = {}, {}
     if {"ss-bnn-bald", "ss-bnn-random"} & set(methods):

@@ -113,6 +113,8 @@ def main(argv=None):
     p.add_argument("--jpeg", type=number(int, low=0), default=0, help="re-encode every image as a JPEG of this quality first, 1-95 (default 0: as read; "
                    "a dose of the archive's own JPEG-75 compression)")
     p.add_argument("--lr", type=number(float), default=known["lr"], help=f"peak learning rate of encoder and head (default {known['lr']:g}, the paper's)")
+    p.add_argument("--weight-decay", type=number(float, low=0), default=known["weight_decay"],
+                   help=f"weight decay of encoder and head (default {known['weight_decay']:g}, the recipe's; the paper's: 1e-6)")
     p.add_argument("--fused-optimizer", action=argparse.BooleanOptionalAction, default=known["fused_optimizer"],
                    help=f"the optimiser's update as a few fused kernels: LARS compiled (default {'on' if known['fused_optimizer'] else 'off'})")
     p.add_argument("--label-seeds", type=number(int), default=1, help="labelled subsets per budget for the Laplace readout (seeds 0..N-1; default 1)")
@@ -177,7 +179,8 @@ def main(argv=None):
 
     base = dict(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, budgets=budgets, star_labels=a.star_labels,
                 ntxent_tau=a.ntxent_tau, device=device, label_seeds=tuple(range(a.label_seeds)), lars_trust=a.lars_trust,
-                lars_clip=a.lars_clip, tau_p=a.tau_p, head_width=a.head_width, lr=a.lr, fused_optimizer=a.fused_optimizer)
+                lars_clip=a.lars_clip, tau_p=a.tau_p, head_width=a.head_width, lr=a.lr, weight_decay=a.weight_decay,
+                fused_optimizer=a.fused_optimizer)
     command = "python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv)
     for name, over in points:
         out = a.out_dir / f"{name}.json"

@@ -154,6 +154,7 @@ def main(argv=None):
         rho["self-supervised"] = {k: rho_linear(*feats[k], n_samples=a.ss_samples, generator=gen()) for k in GROUPS}
         sync(); res["seconds_rho_ss_per_group"] = (time.perf_counter() - t) / len(GROUPS)
         res.update(ss_samples=a.ss_samples, ss_prior_std=getattr(model.elbo, "prior_std", None),   # the W^c prior the SS encoder was pretrained with
+                   ss_weight_decay=getattr(getattr(model, "config_", None), "weight_decay", None),  # and its weight decay (None: not recorded)
                    model=str(a.model) if a.model else f"{a.encoder} pretrained here for {a.epochs:g} epochs of tasks of {a.batch_size}")
     bnn_priors = [n for n in a.priors if n.startswith("bnn-")]
     if bnn_priors:

@@ -345,7 +345,9 @@ def pretrain_main(argv=None) -> int:
                             log_dir=a.out/"tensorboard" if a.tensorboard and env.is_main else None)
         except ResumeError as e:                                                 # this command's advice, in its flags
             how = f"; to resume with these changes on purpose: --resume-changing {','.join(e.changeable).replace('_', '-')}" if e.changeable else ""
-            raise ValueError(f"checkpoint {e.path} was {e.reason}; resume it as it was made, or use a new --out{how}") from None
+            flags = {k: v for k, v in e.made.items() if k in ("epochs", "batch_size", "lars_trust", "weight_decay", "seed")}   # this command's flags
+            as_made = f" ({' '.join(f'--{k.replace(chr(95), chr(45))} {v:g}' for k, v in flags.items())})" if flags and len(flags) == len(e.made) else ""
+            raise ValueError(f"checkpoint {e.path} was {e.reason}; resume it as it was made{as_made}, or use a new --out{how}") from None
         h, total = model.history_[-1], cfg.steps(len(data.x_train))
         if env.is_main: _pretrain_results(a, data, model, cfg, total, argv)
         if h["step"] < total:

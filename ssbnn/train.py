@@ -45,7 +45,7 @@ class PretrainConfig:
     batch_size: int = 256 # M, the number of images in a contrastive task
     lr: float = 2e-3 # peak learning rate of encoder and projection head
     var_lr: float = 1e-2 # peak learning rate of log tau and log sigma
-    weight_decay: float = 1e-4 # weight decay on encoder and head (AdamW's decoupled; LARS's and SGD's on the weights, in the gradient): the prior log p(theta^s)
+    weight_decay: float = 1e-4 # weight decay on encoder and head (AdamW's decoupled, on all their parameters; LARS's and SGD's in the gradient, on weights only): the prior log p(theta^s)
     warmup: float = 0.05 # fraction of the steps spent warming up linearly
     warmup_start: float = 0.01 # learning rate at the first step, as a fraction of the peak
     seed: int = 0 # seed of the loop's generator (tasks, augmentations, W^c noise)
@@ -190,7 +190,7 @@ def _split_decay(modules) -> tuple[list, list]:
 def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:PretrainConfig, task_layer=None,
                    fused:bool=False, # the update as a few fused kernels: LARS compiled, PyTorch's fused SGD and AdamW
                   ) -> torch.optim.Optimizer:
-    "The optimiser: weight decay on encoder and head weights; log tau, log sigma (and an SS-BNN* task layer) without decay."
+    "The optimiser: weight decay on encoder and head (LARS, SGD: their weights; AdamW: all their parameters); log tau, log sigma (and an SS-BNN* task layer) without decay."
     task = [] if task_layer is None else [{"params": list(task_layer.parameters()), "lr": config.lr, "weight_decay": 0.}]
     var = [{"params": list(elbo.parameters()), "lr": config.var_lr, "weight_decay": 0., "lars": False}]
     var = [g for g in var if g["params"]]                     # NT-Xent has no variational parameters
@@ -295,8 +295,9 @@ class ResumeError(ValueError):
     "A checkpoint this run cannot resume: made with other settings, objective, images or labelled data; commands word their own advice from its parts."
     def __init__(self, path, reason:str, # 'made with ...': why it cannot be resumed
                  changeable:tuple=(), # settings `resume_changing` could name to resume it anyway
+                 made:dict|None=None, # the checkpoint's values of the settings that differ: how to resume it as it was made
                 ):
-        self.path, self.reason, self.changeable = path, reason, tuple(changeable)
+        self.path, self.reason, self.changeable, self.made = path, reason, tuple(changeable), dict(made or {})
         how = f"; to resume with these changes on purpose, say so: resume_changing={self.changeable!r}" if self.changeable else ""
         super().__init__(f"checkpoint {path} was {reason}; resume it as it was made, or use a new checkpoint path{how}")
 
@@ -308,7 +309,7 @@ def _check_resumable(saved:dict, config:PretrainConfig, path):
     if unasked:
         d = ", ".join(f"{k}: {a} in the checkpoint vs {b} now" for k, (a, b) in unasked.items())
         ok = [k for k in unasked if k in PretrainConfig.CHANGEABLE]
-        raise ResumeError(path, f"made with other settings ({d})", ok if len(ok) == len(unasked) else ())
+        raise ResumeError(path, f"made with other settings ({d})", ok if len(ok) == len(unasked) else (), {k: a for k, (a, _) in unasked.items()})
 
 def _keep_new_settings(opt, sched, fresh:list, base_lrs:list):
     "After loading an optimiser and schedule state, put back this run's hyperparameters (`fresh` groups, `base_lrs`)."

@@ -100,7 +100,7 @@ def test_prior_script_runs_on_cpu_whole_and_in_parts(tmp_path):
         assert 0 <= whole[name]["alpha"] <= 1 and len(whole[name]["interval_95"]) == 2
         assert all(len(whole["rho"][name][k]) == 20 for k in ("augmented", "same class", "different class"))   # every pair's rho
     assert (tmp_path / "whole.png").exists() and whole["bnn_one_by_one"] and whole["bnn_channels_last"]
-    assert whole["ss_prior_std"] == 0.25                                   # the recipe's W^c prior (tau_p 4), recorded
+    assert (whole["ss_prior_std"], whole["ss_weight_decay"]) == (0.25, 5e-4)   # the recipe's W^c prior (tau_p 4) and decay, recorded
     # the same Table 1 in two parts (a device session too short for all of it), joined: the same pairs, the same scores
     assert run(*small, "--priors", "bnn-laplace,bnn-gaussian", "--out", str(tmp_path / "bnn.json")).returncode == 0
     assert run(*small, "--priors", "self-supervised", "--epochs", "0.5", "--out", str(tmp_path / "ss.json")).returncode == 0
@@ -154,6 +154,7 @@ def test_active_learning_runs_on_models_from_ssbnn_pretrain(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads((tmp_path / "al" / "results.json").read_text())
     assert sorted({(x["method"], x["labels"]) for x in res["records"]}) == [(m, n) for m in ("simclr-entropy", "ss-bnn-bald") for n in (10, 20)]
+    assert [p["weight_decay"] for p in res["meta"]["pretraining"].values()] == [5e-4, 5e-4]   # as the given models were pretrained
     swapped = subprocess.run([*active, "--ssbnn-model", str(tmp_path / "sc" / "model"), "--methods", "ss-bnn-bald", "--out", str(tmp_path / "x")],
                              capture_output=True, text=True, timeout=600)
     assert swapped.returncode == 2 and "pretrained with SimCLR's NT-Xent loss" in swapped.stderr.strip().splitlines()[-1]

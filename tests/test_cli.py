@@ -228,6 +228,17 @@ def test_pretrain_resumes_only_on_the_images_it_started_on(tmp_path):
     assert code == 0 and "resuming" in stdout, err
 
 
+def test_pretrain_weight_decay_flag_and_resuming_as_made(tmp_path):
+    "--weight-decay reaches the run (the recipe's 5e-4 by default); a checkpoint made with another is refused with the flag that resumes it."
+    common = ["--archive", _archive(tmp_path / "a.npz", n=31), "--eval", "6", "--epochs", "1", "--batch-size", "8", "--device", "cpu",
+              "--no-compile", "--quiet", "--out", tmp_path / "o"]
+    assert call(pretrain_main, *common, "--weight-decay", "1e-6")[0] == 0
+    assert json.loads((tmp_path / "o" / "results.json").read_text())["config"]["weight_decay"] == 1e-6
+    code, _, err = call(pretrain_main, *common)                              # the default: the recipe's 5e-4
+    one_line_2((code, _, err), "weight_decay: 1e-06 in the checkpoint vs 0.0005 now); resume it as it was made (--weight-decay 1e-06), or use a new --out")
+    assert err.strip().endswith("--resume-changing weight-decay")
+
+
 def test_pretrain_flags_are_checked(tmp_path):
     a = _archive(tmp_path / "a.npz")
     one_line_2(call(pretrain_main, "--archive", a, "--limit", "-5", "--out", tmp_path / "o"), "argument --limit: must be a whole number ≥ 0")

@@ -196,8 +196,8 @@ def _pretrained(setup:Setup, cfg:EvalConfig, progress:bool, pretrained=None, che
             for j in range(cfg.pretrainings()[0])]
 
 def _recipe(config:PretrainConfig|None) -> dict:
-    "Epochs, task size and seed of a pretraining; None for a model that does not say how it was pretrained (an older model.pt)."
-    return {k: getattr(config, k) if config else None for k in ("epochs", "batch_size", "seed")}
+    "Epochs, task size, weight decay and seed of a pretraining; None for a model that does not say how it was pretrained (an older model.pt)."
+    return {k: getattr(config, k) if config else None for k in ("epochs", "batch_size", "weight_decay", "seed")}
 
 def _turn(ssbnns:list, k:int, turn:int) -> list:
     "The pretrained SS-BNNs as the `k`-th label seed sees them: from its own (number `k` mod `turn`) on, then the others."
@@ -255,8 +255,12 @@ def done_records(partial, # a file `run_evaluation` keeps its finished runs in, 
     made = saved.get("inputs") or {}                            # files written before 2026-11-26 say only their config
     names = dict(data="images", ood="OOD images", map="baseline training settings", swag="SWAG settings",
                  pretrain="pretraining settings", models="pretrained models")
+    def which(a, b) -> str:
+        "Where two settings dicts differ, as ' (key: then, now; ...)'."
+        keys = [k for k in {**a, **b} if a.get(k) != b.get(k)] if isinstance(a, dict) and isinstance(b, dict) else []
+        return f" ({'; '.join(f'{k}: {a.get(k)} then, {b.get(k)} now' for k in keys)})" if keys else ""
     other = (["evaluation settings"] if saved.get("config") != _settings(config) else []) + \
-            [names[k] for k in names if made and inputs and made.get(k) != inputs.get(k)]
+            [names[k] + which(made.get(k), inputs.get(k)) for k in names if made and inputs and made.get(k) != inputs.get(k)]
     if other:
         raise ValueError(f"{partial} holds an interrupted evaluation with other {' and '.join(other)}; evaluate with the same ones to "
                          f"continue it, or start again (ssbnn-evaluate --overwrite)")
@@ -370,11 +374,13 @@ def corruption_note(config:dict) -> str:
 def pretraining_line(meta:dict) -> str:
     "How long the SS-BNNs of a run were pretrained, and SS-BNN*'s, for the head of its tables."
     c, own = meta["config"], meta.get("pretrained", [])
-    runs = {(p["epochs"], p["batch_size"], p.get("prior_std")) for p in own} or {(c["epochs"], c["batch_size"], None)}
+    runs = {(p["epochs"], p["batch_size"], p.get("weight_decay"), p.get("prior_std")) for p in own} or {(c["epochs"], c["batch_size"], c.get("weight_decay"), None)}
     prior = lambda s: f", W^c prior N(0, {s:.3g}²) (τ_p {1 / s:.3g})" if s else ""     # None: not recorded, or SimCLR's NT-Xent
-    say = lambda e, b, s=None: "epochs not recorded" if e is None else f"{e:g} epochs of tasks of {b} images{prior(s)}"
+    decay = lambda w: "" if w is None else f", weight decay {w:g}"                     # None: recorded before 2026-11-26
+    say = lambda e, b, w=None, s=None: "epochs not recorded" if e is None else f"{e:g} epochs of tasks of {b} images{decay(w)}{prior(s)}"
     line = f"SS-BNN pretraining: {len(own) or 'the'} model{'s' * (len(own) != 1)}, " + "; ".join(say(*r) for r in sorted(runs, key=str))
-    if any("*" in m for m in c["methods"]): line += f"; SS-BNN*: {say(c['pretrain']['epochs'], c['pretrain']['batch_size'])}, per labelled subset"
+    star = c["pretrain"]
+    if any("*" in m for m in c["methods"]): line += f"; SS-BNN*: {say(star['epochs'], star['batch_size'], star.get('weight_decay'))}, per labelled subset"
     return line + ".\n\n"
 
 def write_evaluation(result:dict, out) -> Path:
