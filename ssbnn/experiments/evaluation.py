@@ -430,6 +430,13 @@ def _paired(parts:list, pretrained:list) -> list:
         warnings.warn(f"{', '.join(map(str, run))}: no part pretrained with seed {run[2]}, so the run has no record (other pretrainings' are ensemble members)")
     return [{**p, "records": [r for r in p["records"] if _run(r) not in members or _own(r, pretrained)]} for p in parts]   # other repeats: refused
 
+def _one_recipe(pretrained:list):
+    "Refuse pretrainings that differ in anything but their seed (where both say): their SS-BNN runs would be pooled as one method's."
+    first = pretrained[0] if pretrained else {}
+    for p in pretrained[1:]:
+        diff = [f"{k} {first[k]} vs {p[k]}" for k in first if k != "seed" and first[k] is not None and p.get(k) is not None and p[k] != first[k]]
+        if diff: raise ValueError(f"these parts' SS-BNNs were pretrained with different recipes ({', '.join(diff)}); merge parts of one recipe")
+
 def merge_evaluations(results:list[dict],
                       predictions:list|None=None, # each part's folder of kept predictions, or None: forms the ensembles of `ENSEMBLES`
                      ) -> dict:
@@ -437,6 +444,7 @@ def merge_evaluations(results:list[dict],
     if predictions is not None and len(predictions) != len(results): raise ValueError("give one predictions folder (or None) per part")
     pretrained = []
     parts = [_renumbered(r, pretrained) for r in results]
+    _one_recipe(pretrained)
     made = ensembles_of_parts(parts, predictions, pretrained, results[0]["meta"]["config"].get("ss_ensemble", 3)) if predictions else []
     out = merge_results(_paired(parts, pretrained), ("method", "labels", "seed"), _eval_protocol)
     clash = {_run(r) for r in out["records"]} & {_run(r) for r in made}
