@@ -135,11 +135,25 @@ def report(result:dict, out:Path):
     print(f"wrote {out}")
 
 
+def one_recipe(parts:list):
+    "Refuse parts whose encoders were pretrained differently (epochs, task size, weight decay, wherever both parts record them)."
+    first = parts[0]["meta"].get("pretraining", {})
+    for part in parts[1:]:
+        for enc, made in part["meta"].get("pretraining", {}).items():
+            was = first.get(enc, {})
+            diff = [f"{enc} {k} {was[k]:g} vs {made[k]:g}" for k in ("epochs", "batch_size", "weight_decay")
+                    if was.get(k) is not None and made.get(k) is not None and was[k] != made[k]]
+            if diff: raise ValueError(f"these parts' encoders were pretrained differently ({', '.join(diff)}); merge parts of one recipe")
+
+
 def merge(folders:list, out:Path|None):
     "Join the results.json of parts of one experiment into one result folder `out`."
     from ssbnn.report import read_parts
     from ssbnn.experiments.active import merge_active
-    try: result = merge_active(read_parts(folders, out))
+    try:
+        parts = read_parts(folders, out)
+        one_recipe(parts)
+        result = merge_active(parts)
     except ValueError as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: {e}")
     except KeyError as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: a part lacks {e}; give result folders of active_cifar.py")
     claimed(out)

@@ -169,7 +169,9 @@ def active_part(seed:int, step:int=10, gain:float=0.05) -> dict:
 
 
 def test_active_parts_merge_into_one_result(tmp_path):
-    for name, part in (("s0", active_part(0)), ("s1", active_part(1)), ("step20", active_part(2, step=20))):
+    decayed = active_part(2); decayed["meta"]["pretraining"] = {"ss-bnn": {"epochs": 50, "batch_size": 1000, "weight_decay": 1e-6}}
+    for name, part in (("s0", active_part(0)), ("s1", active_part(1)), ("step20", active_part(2, step=20)), ("wd", decayed)):
+        part["meta"].setdefault("pretraining", {"ss-bnn": {"epochs": 50, "batch_size": 1000, "weight_decay": 5e-4, "seconds": 60. + part["meta"]["config"]["seed"]}})
         (tmp_path / name).mkdir(); (tmp_path / name / "results.json").write_text(json.dumps(part))
     run = lambda *args: subprocess.run([sys.executable, str(ROOT / "bench" / "active_cifar.py"), *map(str, args)], capture_output=True, text=True)
     r = run("--merge", tmp_path / "s0", tmp_path / "s1", "--out", tmp_path / "all")
@@ -180,6 +182,7 @@ def test_active_parts_merge_into_one_result(tmp_path):
     assert {p.name for p in (tmp_path / "all").iterdir()} >= {"results.json", "active.md", "active.png"}
     for args, message in (((tmp_path / "s0", tmp_path / "s0"), "the run method ss-bnn-bald, seed 0 is in parts 1 and 2"),
                           ((tmp_path / "s0", tmp_path / "step20"), "different protocols (step: 10 vs 20)"),
+                          ((tmp_path / "s0", tmp_path / "wd"), "pretrained differently (ss-bnn weight_decay 0.0005 vs 1e-06)"),
                           ((tmp_path / "s0", tmp_path / "none"), "holds no readable results.json")):
         bad = run("--merge", *args, "--out", tmp_path / "bad")
         assert bad.returncode == 2 and message in bad.stderr.strip().splitlines()[-1] and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
