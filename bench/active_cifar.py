@@ -87,7 +87,8 @@ def main(argv=None):
                 check_unseen(loaded, data, path)   # pretrained by ssbnn-pretrain: pass its splits, --eval 9000 --val 1000
                 check_objective(loaded, path, simclr=objective is not None)
             except ValueError as e: fail(PROG, str(e))
-            return loaded, {"model": str(path), "weight_decay": getattr(getattr(loaded, "config_", None), "weight_decay", None)}   # None: an older model.pt
+            made = getattr(loaded, "config_", None)                     # None: an older model.pt, which does not say
+            return loaded, {"model": str(path), **{k: getattr(made, k, None) for k in ("epochs", "batch_size", "weight_decay")}}
         cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, device=str(device))
         t = time.time(); model.pretrain(data.x_train, cfg, progress=False)
         return model, {"epochs": a.epochs, "batch_size": a.batch_size, "weight_decay": cfg.weight_decay, "seconds": time.time() - t,
@@ -136,14 +137,12 @@ def report(result:dict, out:Path):
 
 
 def one_recipe(parts:list):
-    "Refuse parts whose encoders were pretrained differently (epochs, task size, weight decay, wherever both parts record them)."
-    first = parts[0]["meta"].get("pretraining", {})
-    for part in parts[1:]:
-        for enc, made in part["meta"].get("pretraining", {}).items():
-            was = first.get(enc, {})
-            diff = [f"{enc} {k} {was[k]:g} vs {made[k]:g}" for k in ("epochs", "batch_size", "weight_decay")
-                    if was.get(k) is not None and made.get(k) is not None and was[k] != made[k]]
-            if diff: raise ValueError(f"these parts' encoders were pretrained differently ({', '.join(diff)}); merge parts of one recipe")
+    "Refuse parts whose encoders were pretrained differently (epochs, task size, weight decay, wherever parts record them)."
+    made = [p["meta"].get("pretraining", {}) for p in parts]
+    for enc in dict.fromkeys(e for m in made for e in m):
+        for k in ("epochs", "batch_size", "weight_decay"):
+            seen = list(dict.fromkeys(m[enc][k] for m in made if m.get(enc, {}).get(k) is not None))
+            if len(seen) > 1: raise ValueError(f"these parts' encoders were pretrained differently ({enc} {k}: {', '.join(map(str, seen))}); merge parts of one recipe")
 
 
 def merge(folders:list, out:Path|None):

@@ -313,6 +313,15 @@ def _cifar_data(a) -> ImageSplits:
     if a.root is not None: return load_cifar_splits("cifar10", root=a.root, download=a.download)
     return archive_data(a.archive, a.eval, a.limit)
 
+_FLAGS = ("epochs", "batch_size", "lars_trust", "weight_decay", "seed")   # the settings ssbnn-pretrain's flags set
+
+def _as_made(made:dict) -> str:
+    "How to go on from a checkpoint made with the settings `made` (those that differ): the flags that resume it as made, where these are all."
+    if not made: return "resume it as it was made, or use a new --out"
+    show = lambda v: f"{v:g}" if isinstance(v, float) and float(f"{v:g}") == v else str(v)
+    if cannot := [k for k in made if k not in _FLAGS]: return f"use a new --out (ssbnn-pretrain cannot set {', '.join(cannot)})"
+    return f"resume it as it was made ({' '.join(f'--{k.replace(chr(95), chr(45))} {show(v)}' for k, v in made.items())}), or use a new --out"
+
 def pretrain_main(argv=None) -> int:
     "Entry point of `ssbnn-pretrain`: bad input prints one line and exits with status 2."
     a = pretrain_parser().parse_args(argv)
@@ -345,9 +354,7 @@ def pretrain_main(argv=None) -> int:
                             log_dir=a.out/"tensorboard" if a.tensorboard and env.is_main else None)
         except ResumeError as e:                                                 # this command's advice, in its flags
             how = f"; to resume with these changes on purpose: --resume-changing {','.join(e.changeable).replace('_', '-')}" if e.changeable else ""
-            flags = {k: v for k, v in e.made.items() if k in ("epochs", "batch_size", "lars_trust", "weight_decay", "seed")}   # this command's flags
-            as_made = f" ({' '.join(f'--{k.replace(chr(95), chr(45))} {v:g}' for k, v in flags.items())})" if flags and len(flags) == len(e.made) else ""
-            raise ValueError(f"checkpoint {e.path} was {e.reason}; resume it as it was made{as_made}, or use a new --out{how}") from None
+            raise ValueError(f"checkpoint {e.path} was {e.reason}; {_as_made(e.made)}{how}") from None
         h, total = model.history_[-1], cfg.steps(len(data.x_train))
         if env.is_main: _pretrain_results(a, data, model, cfg, total, argv)
         if h["step"] < total:

@@ -182,7 +182,7 @@ def test_active_parts_merge_into_one_result(tmp_path):
     assert {p.name for p in (tmp_path / "all").iterdir()} >= {"results.json", "active.md", "active.png"}
     for args, message in (((tmp_path / "s0", tmp_path / "s0"), "the run method ss-bnn-bald, seed 0 is in parts 1 and 2"),
                           ((tmp_path / "s0", tmp_path / "step20"), "different protocols (step: 10 vs 20)"),
-                          ((tmp_path / "s0", tmp_path / "wd"), "pretrained differently (ss-bnn weight_decay 0.0005 vs 1e-06)"),
+                          ((tmp_path / "s0", tmp_path / "wd"), "pretrained differently (ss-bnn weight_decay: 0.0005, 1e-06)"),
                           ((tmp_path / "s0", tmp_path / "none"), "holds no readable results.json")):
         bad = run("--merge", *args, "--out", tmp_path / "bad")
         assert bad.returncode == 2 and message in bad.stderr.strip().splitlines()[-1] and len(bad.stderr.strip().splitlines()) == 1, bad.stderr

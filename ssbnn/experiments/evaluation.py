@@ -259,7 +259,7 @@ def done_records(partial, # a file `run_evaluation` keeps its finished runs in, 
         "Where two settings dicts differ, as ' (key: then, now; ...)'."
         keys = [k for k in {**a, **b} if a.get(k) != b.get(k)] if isinstance(a, dict) and isinstance(b, dict) else []
         return f" ({'; '.join(f'{k}: {a.get(k)} then, {b.get(k)} now' for k in keys)})" if keys else ""
-    other = (["evaluation settings"] if saved.get("config") != _settings(config) else []) + \
+    other = (["evaluation settings" + which(saved.get("config"), _settings(config))] if saved.get("config") != _settings(config) else []) + \
             [names[k] + which(made.get(k), inputs.get(k)) for k in names if made and inputs and made.get(k) != inputs.get(k)]
     if other:
         raise ValueError(f"{partial} holds an interrupted evaluation with other {' and '.join(other)}; evaluate with the same ones to "
@@ -430,12 +430,13 @@ def _paired(parts:list, pretrained:list) -> list:
         warnings.warn(f"{', '.join(map(str, run))}: no part pretrained with seed {run[2]}, so the run has no record (other pretrainings' are ensemble members)")
     return [{**p, "records": [r for r in p["records"] if _run(r) not in members or _own(r, pretrained)]} for p in parts]   # other repeats: refused
 
-def _one_recipe(pretrained:list):
-    "Refuse pretrainings that differ in anything but their seed (where both say): their SS-BNN runs would be pooled as one method's."
-    first = pretrained[0] if pretrained else {}
-    for p in pretrained[1:]:
-        diff = [f"{k} {first[k]} vs {p[k]}" for k in first if k != "seed" and first[k] is not None and p.get(k) is not None and p[k] != first[k]]
-        if diff: raise ValueError(f"these parts' SS-BNNs were pretrained with different recipes ({', '.join(diff)}); merge parts of one recipe")
+def _one_recipe(pretrained:list, results:list):
+    "Refuse SS-BNN (and SS-BNN*) pretrainings that differ in anything but their seed, where they say: their runs would be pooled as one method's."
+    stars = [r["meta"]["config"]["pretrain"] for r in results if any("*" in m for m in r["meta"]["config"]["methods"])]
+    for who, recs, keys in (("SS-BNNs", pretrained, None), ("SS-BNN*s", stars, ("epochs", "batch_size", "weight_decay"))):
+        for k in keys or sorted({k for p in recs for k in p} - {"seed"}):
+            seen = list(dict.fromkeys(p.get(k) for p in recs if p.get(k) is not None))
+            if len(seen) > 1: raise ValueError(f"these parts' {who} were pretrained with different recipes ({k}: {', '.join(map(str, seen))}); merge parts of one recipe")
 
 def merge_evaluations(results:list[dict],
                       predictions:list|None=None, # each part's folder of kept predictions, or None: forms the ensembles of `ENSEMBLES`
@@ -444,7 +445,7 @@ def merge_evaluations(results:list[dict],
     if predictions is not None and len(predictions) != len(results): raise ValueError("give one predictions folder (or None) per part")
     pretrained = []
     parts = [_renumbered(r, pretrained) for r in results]
-    _one_recipe(pretrained)
+    _one_recipe(pretrained, results)
     made = ensembles_of_parts(parts, predictions, pretrained, results[0]["meta"]["config"].get("ss_ensemble", 3)) if predictions else []
     out = merge_results(_paired(parts, pretrained), ("method", "labels", "seed"), _eval_protocol)
     clash = {_run(r) for r in out["records"]} & {_run(r) for r in made}
