@@ -138,11 +138,11 @@ def report(result:dict, out:Path):
 
 def one_recipe(parts:list):
     "Refuse parts whose encoders were pretrained differently (epochs, task size, weight decay, wherever parts record them)."
+    from ssbnn.report import differing
     made = [p["meta"].get("pretraining", {}) for p in parts]
     for enc in dict.fromkeys(e for m in made for e in m):
-        for k in ("epochs", "batch_size", "weight_decay"):
-            seen = list(dict.fromkeys(m[enc][k] for m in made if m.get(enc, {}).get(k) is not None))
-            if len(seen) > 1: raise ValueError(f"these parts' encoders were pretrained differently ({enc} {k}: {', '.join(map(str, seen))}); merge parts of one recipe")
+        if d := differing([m.get(enc, {}) for m in made], ("epochs", "batch_size", "weight_decay")):
+            raise ValueError(f"these parts' encoders were pretrained differently ({enc} {d[0]}: {', '.join(map(str, d[1]))}); merge parts of one recipe")
 
 
 def merge(folders:list, out:Path|None):

@@ -278,6 +278,8 @@ def _merge(a):
           f"formed from kept predictions" if made else "") + f"; tables in {out}/tables.md")
 
 # %% ../nbs/14_cli.ipynb #a8998b91
+_FLAGS = ("epochs", "batch_size", "lars_trust", "weight_decay", "seed", "device", "max_minutes", "checkpoint_minutes")   # PretrainConfig's, as ssbnn-pretrain's flags
+
 def pretrain_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn-pretrain`."
     p = OneLineParser(prog="ssbnn-pretrain", description="Pretrain an SS-BNN (or SS-BNN*, or the SimCLR baseline) on CIFAR-10 with the paper's recipe; resumable.")
@@ -285,8 +287,7 @@ def pretrain_parser() -> argparse.ArgumentParser:
     src.add_argument("--root", type=Path, help="torchvision CIFAR-10 folder")
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
     p.add_argument("--download", action="store_true", help="download CIFAR-10 into --root if missing (needs a network)")
-    add_options(p, PretrainConfig, ["epochs", "batch_size", "lars_trust", "weight_decay", "seed", "device", "max_minutes", "checkpoint_minutes"],
-                PretrainConfig.for_cifar10(), weight_decay="; the paper's: 1e-6")
+    add_options(p, PretrainConfig, _FLAGS, PretrainConfig.for_cifar10(), weight_decay="; the paper's: 1e-6")
     p.add_argument("--features", action="store_true", help="when pretraining is done, also write the train/val/test features (float16, "
                    "files of at most 16 MiB) into OUT/features")
     p.add_argument("--star-labels", type=number_arg(int, low=0), default=0, help="pretrain SS-BNN* with this many labels (default 0: SS-BNN)")
@@ -313,8 +314,6 @@ def _cifar_data(a) -> ImageSplits:
     if a.root is not None: return load_cifar_splits("cifar10", root=a.root, download=a.download)
     return archive_data(a.archive, a.eval, a.limit)
 
-_FLAGS = ("epochs", "batch_size", "lars_trust", "weight_decay", "seed")   # the settings ssbnn-pretrain's flags set
-
 def _as_made(made:dict) -> str:
     "How to go on from a checkpoint made with the settings `made` (those that differ): the flags that resume it as made, where these are all."
     if not made: return "resume it as it was made, or use a new --out"
@@ -335,9 +334,8 @@ def pretrain_main(argv=None) -> int:
         if bad := [k for k in changing if k not in PretrainConfig.CHANGEABLE]:
             raise ValueError(f"--resume-changing: {', '.join(k.replace('_', '-') for k in bad)} cannot change on resuming; choose from "
                              f"{', '.join(k.replace('_', '-') for k in PretrainConfig.CHANGEABLE)}")
-        cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile,
-                                         lars_trust=a.lars_trust, weight_decay=a.weight_decay, seed=a.seed, device=device, sync_bn=a.sync_bn,
-                                         max_minutes=a.max_minutes, checkpoint_minutes=a.checkpoint_minutes, resume_changing=changing)
+        cfg = PretrainConfig.for_cifar10(**{k: getattr(a, k) for k in _FLAGS if k != "device"}, device=device, compile=not a.no_compile,
+                                         sync_bn=a.sync_bn, resume_changing=changing)
         if a.tensorboard: TensorBoardLog.check()                       # before any work: the extra is installed
         if env.is_main: claim_folder(a.out, replace_results=True, command="ssbnn-pretrain")   # new, empty or this command's own; writable
         data = _cifar_data(a)

@@ -12,7 +12,7 @@ from .baselines import METHODS
 
 # %% auto #0
 __all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'claim_folder', 'new_run_folder', 'write_results',
-           'merge_results', 'read_parts']
+           'merge_results', 'differing', 'read_parts']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -208,6 +208,15 @@ def merge_results(results:list[dict], # result sets {'records': [...], 'meta': {
                 raise ValueError(f"the run {', '.join(f'{f} {v}' for f, v in zip(key, run))} is in parts {owner[run] + 1} and {i + 1}; merge each run once")
     meta = {**results[0]["meta"], "total_seconds": sum(res["meta"]["total_seconds"] for res in results), "parts": [res["meta"] for res in results]}
     return {"records": [r for res in results for r in res["records"]], "meta": meta}
+
+def differing(recipes:list[dict], # settings of the parts' pretrainings, e.g. [{'epochs': 200, 'weight_decay': 5e-4}, ...]
+              keys=None, # the settings to compare (default: every one but 'seed')
+             ) -> tuple|None:
+    "(setting, its values) of the first setting in which `recipes` differ where they record it (None: not recorded), else None."
+    for k in keys or sorted({k for r in recipes for k in r} - {"seed"}):
+        seen = list(dict.fromkeys(r.get(k) for r in recipes if r.get(k) is not None))
+        if len(seen) > 1: return k, seen
+    return None
 
 def read_parts(folders:list, # result folders, each holding the results.json of one part
                out, # the folder the merged result goes to

@@ -21,7 +21,7 @@ from ..train import PretrainConfig
 from ..metrics import evaluate, ood_auroc, confidence
 from ..posterior import PriorEdgeWarning
 from ..baselines import MAPConfig, SWAGConfig, Labelled, METHODS, Method
-from ..report import summarize, table, plot, label, write_results, merge_results
+from ..report import summarize, table, plot, label, write_results, merge_results, differing
 from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
@@ -434,9 +434,8 @@ def _one_recipe(pretrained:list, results:list):
     "Refuse SS-BNN (and SS-BNN*) pretrainings that differ in anything but their seed, where they say: their runs would be pooled as one method's."
     stars = [r["meta"]["config"]["pretrain"] for r in results if any("*" in m for m in r["meta"]["config"]["methods"])]
     for who, recs, keys in (("SS-BNNs", pretrained, None), ("SS-BNN*s", stars, ("epochs", "batch_size", "weight_decay"))):
-        for k in keys or sorted({k for p in recs for k in p} - {"seed"}):
-            seen = list(dict.fromkeys(p.get(k) for p in recs if p.get(k) is not None))
-            if len(seen) > 1: raise ValueError(f"these parts' {who} were pretrained with different recipes ({k}: {', '.join(map(str, seen))}); merge parts of one recipe")
+        if d := differing(recs, keys):
+            raise ValueError(f"these parts' {who} were pretrained with different recipes ({d[0]}: {', '.join(map(str, d[1]))}); merge parts of one recipe")
 
 def merge_evaluations(results:list[dict],
                       predictions:list|None=None, # each part's folder of kept predictions, or None: forms the ensembles of `ENSEMBLES`
