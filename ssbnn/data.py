@@ -228,8 +228,20 @@ def load_cifar_splits(name:str="cifar10", # 'cifar10' or 'cifar100'
                        x_te[va], y_te[va], x_te[ev], y_te[ev], num_classes=c, name=name)
 
 # %% ../nbs/01_data.ipynb #9843a3db
+_CHUNK = 512   # images per call of torchvision's decoder
+
+def _torchvision_decode(blobs:list) -> np.ndarray:
+    "JPEG bytes (uint8 arrays) -> uint8 images `(N,H,W,3)` by torchvision's decoder (its work is C++ without Python's lock)."
+    from torchvision.io import decode_jpeg, ImageReadMode
+    return torch.stack(decode_jpeg([torch.from_numpy(b if b.flags.writeable else b.copy()) for b in blobs], mode=ImageReadMode.RGB)).permute(0, 2, 3, 1).contiguous().numpy()
+
+def _agrees_with_pillow(blobs:list, pillow:list) -> bool:
+    "Whether torchvision decodes these JPEG bytes to exactly Pillow's images `pillow` (its libjpeg could be another build)."
+    try: return all(np.array_equal(a, b) for a, b in zip(_torchvision_decode(blobs), pillow))
+    except (RuntimeError, ImportError): return False
+
 def read_jpeg_archive(path, # .npz with `jpeg` (uint8 bytes), `offsets` (N+1,), `labels` (N,)
-                      threads:int=8, # decoding threads
+                      threads:int=8, # decoding threads (torchvision's decoder runs on all of them at once)
                       subset:int=0, # > 0: decode only a seeded random subset of this many images (smoke tests)
                       seed:int=0, # seed of the subset
                      ) -> tuple[np.ndarray, np.ndarray]:
@@ -250,12 +262,29 @@ def read_jpeg_archive(path, # .npz with `jpeg` (uint8 bytes), `offsets` (N+1,), 
                          f"is it complete?") from None
     if len(offsets) != len(labels) + 1 or len(labels) == 0 or np.any(np.diff(offsets) <= 0) or offsets[-1] > len(jpeg):
         raise ValueError(f"archive {path} is inconsistent: {len(labels)} labels, {len(offsets)} offsets into {len(jpeg)} bytes")
-    def one(i):
-        try: return np.asarray(Image.open(io.BytesIO(jpeg[offsets[i]:offsets[i + 1]].tobytes())).convert("RGB"))
-        except (OSError, SyntaxError, ValueError): raise ValueError(f"image {i} of archive {path} is not a valid JPEG; the archive is damaged") from None
     keep = np.random.default_rng(seed).permutation(len(labels))[:subset] if subset else np.arange(len(labels))
-    with ThreadPoolExecutor(threads) as ex: x = np.stack(list(ex.map(one, keep, chunksize=256)))
-    return x, labels[keep].astype(np.int64)
+    blobs = [jpeg[offsets[i]:offsets[i + 1]] for i in keep]
+    def sized(x:list) -> np.ndarray:
+        "Stack images `(H,W,3)` into `(N,H,W,3)`, or say that their sizes differ."
+        sizes = sorted({im.shape for im in x})
+        if len(sizes) > 1: raise ValueError(f"archive {path} holds images of different sizes ({', '.join('x'.join(map(str, s)) for s in sizes[:3])}); "
+                                            f"an archive's images must share one size")
+        return np.stack(x)
+    def pillow(s:int, n:int=_CHUNK) -> np.ndarray:
+        "Images s to s+n-1 `(n,H,W,3)` by Pillow, the reference decoder."
+        out = []
+        for k, b in zip(keep[s:s + n], blobs[s:s + n]):
+            try: out.append(np.asarray(Image.open(io.BytesIO(b.tobytes())).convert("RGB")))
+            except (OSError, SyntaxError, ValueError): raise ValueError(f"image {k} of archive {path} is not a valid JPEG; the archive is damaged") from None
+        return sized(out)
+    fast = _agrees_with_pillow(blobs[:8], pillow(0, 8))              # a probe: is torchvision's libjpeg Pillow's?
+    def chunk(s:int) -> np.ndarray:
+        "One chunk of images `(n,H,W,3)`: torchvision's decoder where it agrees with Pillow, else Pillow's."
+        if not fast: return pillow(s)
+        try: return _torchvision_decode(blobs[s:s + _CHUNK])
+        except RuntimeError: return pillow(s)                          # a damaged image or another size: Pillow names it
+    with ThreadPoolExecutor(threads) as ex: chunks = list(ex.map(chunk, range(0, len(blobs), _CHUNK)))
+    return (np.concatenate(chunks) if len({c.shape[1:] for c in chunks}) == 1 else sized([im for c in chunks for im in c])), labels[keep].astype(np.int64)
 
 # %% ../nbs/01_data.ipynb #09f7417d
 def archive_splits(path, # packed-JPEG archive (see `read_jpeg_archive`)
