@@ -3,7 +3,9 @@
 # Here, first: bash tools/device_prep.sh. Then each call: run(command="bash bench/gpu_pieces.sh PIECE", carry=[".devdata", ".whl"]).
 # Every record lands under $OUT/<piece>/ (at most 8 files come back); copy them into bench/results/ and commit. $OUT is
 # emptied before each call, so what a later call reads (models, sweep points, rho's choice, an evaluation to continue)
-# lives in RUNS (/tmp/runs) and KEEP (/tmp/keep) on the warm machine, and is copied to $OUT.
+# lives in RUNS (/tmp/runs) and KEEP (/tmp/keep) on the warm machine, and is copied to $OUT. The pieces that compile run
+# through bench/compile_cache.py, which warms torch.compile from the carried .devdata/compile_cache; what a piece compiled
+# anew comes back beside its records as compile-cache_<GPU>_<name>.bin: bash tools/keep_compile_cache.sh FILES_AT files it.
 #   queue ITEM...     the pieces, each ITEM `[VAR=VALUE ...] PIECE`, one after another in a process session of their own
 #                     (setsid), which outlives the call (it returns at once) and is bound by the machine's 30 minutes, not
 #                     a call's 10: queued, `chain` runs until done (or MAX_MINUTES, 27) and no piece is cut at 10 minutes
@@ -120,9 +122,19 @@ salvage)      # before the machine's 30 minutes end: what the queue's running pi
 esac
 [ -n "${QUEUED:-}" ] || source tools/device_env.sh || exit 1               # queued, the queue's environment is inherited
 mkdir -p "$OUT/$piece" "$KEEP/$piece"
+# torch.compile's warm start (bench/compile_cache.py): the carried artifacts, joined with what this machine compiled
+export COMPILE_CACHE=$KEEP/compile_cache; CARRIED=${CARRIED_CACHE:-.devdata/compile_cache}
+mkdir -p "$COMPILE_CACHE"; [ -d "$CARRIED" ] && cp -rn "$CARRIED/." "$COMPILE_CACHE/"
+cache_back() {  # artifacts compiled here that were neither carried in nor returned yet, into $OUT/$piece while 8 files come back
+  local f rel
+  for f in "$COMPILE_CACHE"/*/*.bin; do
+    [ -f "$f" ] && [ "$(find "$OUT" -type f | wc -l)" -lt 8 ] || continue; rel=${f#"$COMPILE_CACHE"/}
+    if [ -f "$CARRIED/$rel" ] || grep -qxF "$rel" "$COMPILE_CACHE/returned" 2>/dev/null; then continue; fi
+    cp "$f" "$OUT/$piece/compile-cache_${rel//\//_}" && echo "$rel" >> "$COMPILE_CACHE/returned"
+  done; return 0; }
 case $piece in
 speed)
-  step python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
+  step python3 bench/compile_cache.py bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --out-dir "$OUT/speed" \
       --point after crops=clamped --point after-seed1 seed=1,crops=clamped
   before=${BEFORE:-.devdata/before}                  # the tree before the speed work (4e4ebcf), put there by tools/device_prep.sh
   [ -d "$before" ] || echo "speed: $before is missing: run bash tools/device_prep.sh here and carry .devdata"
@@ -131,11 +143,11 @@ speed)
   step python3 bench/compare_curves.py --before "$OUT/speed/before.json" --after "$OUT/speed/after.json" \
       --noise "$OUT/speed/after-seed1.json" --out "$OUT/speed/compare.json" ;;
 modes)
-  step timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 0 --out-dir "$OUT/modes" \
+  step timeout "$(lim 570)" python3 bench/compile_cache.py bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 0 --out-dir "$OUT/modes" \
       --point default compile_mode=default --point autotune compile_mode=max-autotune-no-cudagraphs \
       --point graphs compile_mode=reduce-overhead ;;
 optim)
-  step timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --fused-optimizer \
+  step timeout "$(lim 570)" python3 bench/compile_cache.py bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --fused-optimizer \
       --out-dir "$OUT/optim" --point eager fused_optimizer=0 --point fused fused_optimizer=1 ;;
 sweep)
   read -r -a pts <<< "${POINTS:-wd1e-3 weight_decay=1e-3 wd1e-5 weight_decay=1e-5 lr2.4 lr=2.4}"
@@ -143,22 +155,22 @@ sweep)
   for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped
     [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$KEEP/sweep/"
   done
-  step timeout "$(lim 570)" python3 bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
+  step timeout "$(lim 570)" python3 bench/compile_cache.py bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 50 --budgets 500 --profile-steps 0 \
       --out-dir "$KEEP/sweep" "${args[@]}"
   for ((i = 0; i < ${#pts[@]}; i += 2)); do cp "$KEEP/sweep/${pts[i]}.json" "$OUT/sweep/" 2>/dev/null; done ;;   # only the asked-for
 long)
   common=(--archive "$ARCHIVE" --epochs "${EPOCHS:-200}" --budgets 50,500,5000 --label-seeds 3 --profile-steps 0)
   if [ "${RECIPE:-}" = best ]; then          # the sweep's best SS-BNN point: its record is <point>-<EPOCHS>ep.json
-    step python3 bench/pretrain_cifar.py "${common[@]}" --best-of "$KEEP/sweep" bench/results/sweep_cifar10_50ep --out-dir "$OUT/long"
+    step python3 bench/compile_cache.py bench/pretrain_cifar.py "${common[@]}" --best-of "$KEEP/sweep" bench/results/sweep_cifar10_50ep --out-dir "$OUT/long"
   elif [ -n "${POINT:-}" ]; then             # 'NAME SETTINGS' as the sweep takes them: its record is <NAME>-<EPOCHS>ep.json
     read -r name over <<< "$POINT"
-    step python3 bench/pretrain_cifar.py "${common[@]}" --point "$name-${EPOCHS:-200}ep" "$over" --out-dir "$OUT/long"
+    step python3 bench/compile_cache.py bench/pretrain_cifar.py "${common[@]}" --point "$name-${EPOCHS:-200}ep" "$over" --out-dir "$OUT/long"
   else
     read -r -a settings <<< "${RECIPE:-}"   # flags that change the recipe's defaults (PretrainConfig.for_cifar10), e.g. '--tau-p 1'
-    step python3 bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/"     # named by what it ran (record_name)
+    step python3 bench/compile_cache.py bench/pretrain_cifar.py "${common[@]}" "${settings[@]}" --out "$OUT/long/"     # named by what it ran (record_name)
   fi ;;
 rho)
-  step python3 bench/rho_speed.py --bnn-samples 512 --bnn-batch 32 --out "$KEEP/rho/rho_speed.json"; cp "$KEEP/rho/rho_speed.json" "$OUT/rho/" ;;
+  step python3 bench/compile_cache.py bench/rho_speed.py --bnn-samples 512 --bnn-batch 32 --out "$KEEP/rho/rho_speed.json"; cp "$KEEP/rho/rho_speed.json" "$OUT/rho/" ;;
 table1)       # PRIORS (all three unless set) scores some of them: a part, joined here with prior_cifar.py --merge
   priors=${PRIORS:-self-supervised,bnn-gaussian,bnn-laplace}; flags=()
   if [[ $priors == *bnn-* ]]; then
@@ -167,7 +179,7 @@ table1)       # PRIORS (all three unless set) scores some of them: a part, joine
 print(' '.join(f for f, on in (('--one-by-one', 'one-by-one' in v), ('--amp', 'bf16' in v), ('--channels-last', 'channels-last' in v), ('--compile', 'compiled' in v)) if on))" "$KEEP/rho/rho_speed.json")"
   fi
   name=prior_cifar10$([[ $priors == *self-supervised* ]] && echo "_${EPOCHS:-200}ep")$([ -n "${PRIORS:-}" ] && echo "_$(echo "$priors" | tr ',' '+')")
-  step timeout "$(lim 580)" python3 bench/prior_cifar.py --archive "$ARCHIVE" --priors "$priors" --epochs "${EPOCHS:-200}" --bnn-batch 32 \
+  step timeout "$(lim 580)" python3 bench/compile_cache.py bench/prior_cifar.py --archive "$ARCHIVE" --priors "$priors" --epochs "${EPOCHS:-200}" --bnn-batch 32 \
       "${flags[@]}" --out "$OUT/table1/$name.json" ;;
 ddp)
   step timeout "$(lim 380)" python3 bench/ddp_overhead.py --archive "$ARCHIVE" --epochs 10 --repeats 2 --out "$OUT/ddp/ddp_overhead.json"
@@ -178,7 +190,7 @@ chain)
     simclr) tag=c10-simclr-${EPOCHS:-1000}ep-s${SEED:-0}; objective=(--ntxent-tau "${NTXENT_TAU:-0.45}") ;;
     *) echo "OBJECTIVE must be ss-bnn or simclr, not ${OBJECTIVE}"; exit 2 ;;
   esac
-  step python3 -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \
+  step python3 bench/compile_cache.py -c "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())" --archive "$ARCHIVE" --epochs "${EPOCHS:-1000}" \
       --seed "${SEED:-0}" "${objective[@]}" --max-minutes "${MAX_MINUTES:-$([ -n "${QUEUED:-}" ] && echo 27 || echo 8)}" --quiet --out "$RUNS/$tag"
   cp "$RUNS/$tag/results.json" "$OUT/chain/results_$tag.json"; cp "$RUNS/$tag/history.json" "$OUT/chain/history_$tag.json" ;;
 evaluate)
@@ -188,12 +200,12 @@ evaluate)
   tag=$(IFS=-; echo "${seeds[*]}")                   # the models' seeds name the part too: sessions' parts differ by model
   name=eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first${tag:+_m$tag}
   work=$KEEP/evaluate/$name                          # on the machine, so that a call cut off by its limit is continued by the next
-  step timeout "$(lim 580)" python3 -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
+  step timeout "$(lim 580)" python3 bench/compile_cache.py -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
       --seeds "${LABEL_SEEDS:-1}" ${KEEP_PREDICTIONS:+--keep-predictions "$KEEP_PREDICTIONS"} --quiet --out "$work"
   evaluation_back "$work" "$OUT/evaluate/$name" ;;
 active)
-  step timeout "$(lim 580)" python3 bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
+  step timeout "$(lim 580)" python3 bench/compile_cache.py bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
       --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \
       --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" --out "$OUT/active/active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}" ;;
 peer)         # SimCLR as lightly trains it, in a loop of its own (bench/peer_simclr.py), with the simclr-sgd point's settings
@@ -204,4 +216,4 @@ laplace)
   step python3 bench/laplace_predict.py --inputs 150000 --out "$OUT/laplace/laplace_predict.json" ;;
 *) echo "unknown piece $piece: speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace (or queue, wait, salvage)"; exit 2 ;;
 esac
-ls -la "$OUT/$piece"; exit "$fail"
+cache_back; ls -la "$OUT/$piece"; exit "$fail"

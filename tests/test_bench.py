@@ -1,5 +1,5 @@
 "The benchmark scripts' own logic, on synthetic records (their GPU runs write bench/results)."
-import json, subprocess, sys
+import json, os, subprocess, sys
 import pytest
 import numpy as np
 from conftest import ROOT
@@ -201,6 +201,9 @@ out=""; outdir=""; keep=""; prev=""
 for a in "$@"; do
   case $prev in --out) out=$a ;; --out-dir) outdir=$a ;; --keep-predictions) keep=$a ;; esac; prev=$a
 done
+if [ -n "${STUB_ARTIFACT:-}" ] && [[ "$1" == bench/compile_cache.py ]]; then      # a compiling process's artifacts, as the runner saves them
+  mkdir -p "$COMPILE_CACHE/H100"; echo compiled > "$COMPILE_CACHE/H100/$STUB_ARTIFACT"
+fi
 case "$*" in
   *"import json"*) exec "$STUB_REAL" "$@" ;;                 # the script's own small Python: the real one
   *evaluate_main*)
@@ -257,7 +260,7 @@ def _piece(tmp_path, piece:str, *args, **env):
     out = tmp_path / "out"
     shutil.rmtree(out, ignore_errors=True); out.mkdir()
     e = {**os.environ, "PATH": f"{stub}:{os.environ['PATH']}", "OUT": str(out), "RUNS": str(tmp_path / "runs"), "KEEP": str(tmp_path / "keep"),
-         "STUB_LOG": str(tmp_path / "log"), "STUB_REAL": sys.executable, "SITE": str(tmp_path / "site"), **env}
+         "STUB_LOG": str(tmp_path / "log"), "STUB_REAL": sys.executable, "SITE": str(tmp_path / "site"), "CARRIED_CACHE": str(tmp_path / "carried"), **env}
     call = subprocess.Popen(["bash", str(ROOT / "bench" / "gpu_pieces.sh"), piece, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=e, cwd=ROOT, start_new_session=True)
     stdout, stderr = call.communicate(timeout=120)
@@ -301,6 +304,47 @@ def test_gpu_pieces_keep_what_later_calls_read_outside_the_emptied_out(tmp_path)
     r, out = _piece(tmp_path, "sweep", POINTS="taup2 tau_p=2"); assert _comes_back(out) == ["sweep/taup2.json"]
     r, out = _piece(tmp_path, "long", RECIPE="best")
     assert "--best-of " + str(tmp_path / "keep" / "sweep") in (tmp_path / "log").read_text().splitlines()[-1]
+
+
+def test_gpu_pieces_return_new_compile_artifacts_once(tmp_path):
+    "Artifacts a piece's processes compiled come back once, beside its records; carried ones are used, not returned."
+    carried = tmp_path / "carried" / "H100"; carried.mkdir(parents=True); (carried / "pretrain_main-old.bin").write_text("old")
+    r, out = _piece(tmp_path, "rho", STUB_ARTIFACT="rho_speed-new.bin")
+    assert r.returncode == 0 and _comes_back(out) == ["rho/compile-cache_H100_rho_speed-new.bin", "rho/rho_speed.json"], r.stdout + r.stderr
+    assert (tmp_path / "keep" / "compile_cache" / "H100" / "pretrain_main-old.bin").read_text() == "old"     # the carried ones, for the runner
+    assert "bench/compile_cache.py bench/rho_speed.py --bnn-samples 512" in (tmp_path / "log").read_text()
+    r, out = _piece(tmp_path, "rho", STUB_ARTIFACT="rho_speed-new.bin")
+    assert _comes_back(out) == ["rho/rho_speed.json"]                          # returned already
+    r, out = _piece(tmp_path, "laplace", STUB_ARTIFACT="x.bin")                # a piece that compiles nothing runs without the runner
+    assert _comes_back(out) == ["laplace/laplace_predict.json"]
+    (tmp_path / "got" / "rho").mkdir(parents=True); (tmp_path / "got" / "rho" / "compile-cache_H100_rho_speed-new.bin").write_text("compiled")
+    kept = subprocess.run(["bash", str(ROOT / "tools" / "keep_compile_cache.sh"), str(tmp_path / "got")], capture_output=True, text=True,
+                          env={**os.environ, "INTO": str(tmp_path / "carried")})
+    assert kept.returncode == 0 and (carried / "rho_speed-new.bin").read_text() == "compiled", kept.stdout + kept.stderr
+    assert subprocess.run(["bash", str(ROOT / "tools" / "keep_compile_cache.sh")], capture_output=True, text=True).returncode == 2
+
+
+def test_compile_cache_warms_a_fresh_process(tmp_path):
+    "bench/compile_cache.py: a second process, with an empty Inductor cache, finds the first one's compiled graph in the saved artifacts."
+    runner = str(ROOT / "bench" / "compile_cache.py")
+    code = ("import sys, torch; from torch._dynamo.utils import counters; f = torch.compile(lambda x: (x * 2).sin() + x.sum()); "
+            "f(torch.ones(5)); c = counters['inductor']; print('hits', c['fxgraph_cache_hit'], 'misses', c['fxgraph_cache_miss'], sys.argv[1:])")
+    def run(*args, inductor="i1", **env):
+        return subprocess.run([sys.executable, runner, *args], capture_output=True, text=True, cwd=tmp_path,
+                              env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / inductor), **env})
+    cold = run("-c", code, "--flag", COMPILE_CACHE=str(tmp_path / "cc"))
+    assert cold.returncode == 0 and "hits 0 misses 1 ['--flag']" in cold.stdout, cold.stdout + cold.stderr
+    saved = list((tmp_path / "cc" / "cpu").glob("c-*.bin"))
+    assert len(saved) == 1 and "saved" in cold.stderr, cold.stderr
+    (tmp_path / "cc" / "cpu" / "junk.bin").write_bytes(b"not a cache")          # an unreadable file costs a compilation, never the run
+    warm = run("-c", code, inductor="i2", COMPILE_CACHE=str(tmp_path / "cc"))      # a fresh machine's empty Inductor cache
+    assert warm.returncode == 0 and "hits 1 misses 0" in warm.stdout and "1 artifact file(s) loaded" in warm.stderr, warm.stdout + warm.stderr
+    assert "skipped" in warm.stderr and "junk.bin" in warm.stderr, warm.stderr
+    assert sorted((tmp_path / "cc" / "cpu").glob("c-*.bin")) == saved              # the same graphs: no second file
+    (tmp_path / "script.py").write_text("import sys; print(sys.argv); raise SystemExit(3)")
+    script = run("script.py", "--x", "1")                                            # no COMPILE_CACHE: only runs it, as python would
+    assert script.returncode == 3 and script.stdout.strip() == "['script.py', '--x', '1']" and not script.stderr, script.stderr
+    assert run().returncode == 2 and run("-c").returncode == 2
 
 
 def test_laplace_predict_bench_agrees_with_laplace_torch_and_refuses_bad_sizes(tmp_path):

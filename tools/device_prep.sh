@@ -5,6 +5,8 @@
 #                                encoder-only compilation), for the same-seed before/after comparison of issue 13
 #   .whl/                        wheels of what the device image lacks: laplace-torch and its curvature backends,
 #                                kornia, fastcore (the image has torch, numpy, scipy, scikit-learn, safetensors, ...)
+#   .devdata/compile_cache/      torch.compile artifacts of earlier sessions, where tools/keep_compile_cache.sh filed them
+#                                (bench/compile_cache.py); kept as they are
 # On the device, `source tools/device_env.sh` installs the wheels and puts this tree on PYTHONPATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,3 +22,5 @@ for w in $WHEELS; do
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl "$w"
 done
 du -sh .devdata .whl
+total=$(du -smc .devdata .whl | tail -1 | cut -f1)
+[ "$total" -le 56 ] || echo "warning: .devdata and .whl hold $total MiB of the 64 a call carries: delete older files in .devdata/compile_cache"

@@ -1,0 +1,83 @@
+"""Run a Python script (or `-c CODE`) with torch.compile warmed from earlier sessions' compiled graphs: device sessions' first compile.
+
+    python bench/compile_cache.py SCRIPT [ARGS ...]        # as `python SCRIPT ARGS`
+    python bench/compile_cache.py -c CODE [ARGS ...]       # as `python -c CODE ARGS`
+
+A device session is a fresh machine, so the first compiled process of each session compiles from nothing: in the
+CIFAR-10 records, 33-87 s pass before the first logged step of a session's first run, and about a second in a later run
+on the same machine, which finds its graphs in Inductor's on-disk cache. PyTorch's portable cache
+(`torch.compiler.save_cache_artifacts` / `load_cache_artifacts`: Inductor's graphs with their compiled Triton kernels,
+AOTAutograd's) carries that cache from one session to the next. With `COMPILE_CACHE` set to a folder, this runner
+loads every `<folder>/<GPU>/*.bin` before the target runs (`<GPU>`: `bench.common.device_tag` of the device's name, or
+'cpu': the cache's keys name the device, so artifacts of another GPU model would only miss) and, at exit, saves the
+artifacts the process compiled or used as `<folder>/<GPU>/<program>-<hash of their keys>.bin` (zlib-compressed; an
+equal set is the same file, so the folder only grows when something new was compiled). Without `COMPILE_CACHE`, or
+where PyTorch lacks the API, it only runs the target. A file that cannot be read or loaded is said on stderr and
+skipped: the cache can cost a compilation, never a run. `bench/gpu_pieces.sh` runs its compiling pieces through it
+(bench/results/README.md, "A warm start for torch.compile").
+"""
+import atexit, hashlib, os, runpy, sys, zlib
+from pathlib import Path
+
+
+def gpu_name() -> str:
+    "The device the artifacts belong to: the CUDA GPU's model as a record names it ('H100'), else 'cpu'."
+    import torch
+    if not torch.cuda.is_available(): return "cpu"
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import device_tag
+    sys.path.pop(0)
+    return device_tag(torch.cuda.get_device_name())
+
+
+def load(folder:Path) -> int:
+    "Load every artifact file in `folder` into this process's compile caches; the number loaded."
+    import torch
+    n = 0
+    for f in sorted(folder.glob("*.bin")):
+        try: torch.compiler.load_cache_artifacts(zlib.decompress(f.read_bytes())); n += 1
+        except Exception as e: print(f"compile_cache: skipped {f} ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})", file=sys.stderr)
+    return n
+
+
+def save(folder:Path, program:str):
+    "Write the artifacts this process compiled or used to `folder`, named by the program and their keys."
+    import torch
+    try:
+        got = torch.compiler.save_cache_artifacts()
+        if not got or not any(got[1].artifacts.values()): return
+        data, info = got
+        keys = sorted(k for ks in info.artifacts.values() for k in ks)
+        path = folder / f"{program}-{hashlib.sha256(' '.join(keys).encode()).hexdigest()[:12]}.bin"
+        if path.exists(): return                                        # the same graphs: saved before
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+        tmp.write_bytes(zlib.compress(data, 6)); os.replace(tmp, path)     # whole or not at all
+        print(f"compile_cache: saved {len(keys)} artifacts to {path} ({path.stat().st_size / 2**20:.1f} MiB)", file=sys.stderr)
+    except Exception as e: print(f"compile_cache: nothing saved ({type(e).__name__}: {e})", file=sys.stderr)
+
+
+def main(argv:list):
+    "Run the target of `argv` (SCRIPT ARGS or -c CODE ARGS) as `python` would, with the cache around it."
+    if not argv or argv[0] == "-c" and len(argv) < 2:
+        print("compile_cache: give a script and its arguments, or -c CODE", file=sys.stderr); raise SystemExit(2)
+    code = argv[1] if argv[0] == "-c" else None
+    program = "c-" + hashlib.sha256(code.encode()).hexdigest()[:6] if code else Path(argv[0]).stem
+    for word in (code or "").replace("(", " ").replace(";", " ").split():     # `-c "from ssbnn.cli import pretrain_main; ..."`
+        if word.endswith("_main"): program = word; break
+    root = os.environ.get("COMPILE_CACHE")
+    if root and hasattr(__import__("torch").compiler, "save_cache_artifacts"):
+        folder = Path(root) / gpu_name()
+        n = load(folder) if folder.is_dir() else 0
+        print(f"compile_cache: {n} artifact file(s) loaded from {folder}", file=sys.stderr)
+        atexit.register(save, folder, program)
+    if code is not None:
+        sys.argv, sys.path[0] = ["-c", *argv[2:]], ""                   # as `python -c` sets them
+        exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})
+    else:
+        sys.argv = list(argv)
+        sys.path[0] = str(Path(argv[0]).resolve().parent)                # as `python SCRIPT` sets it
+        runpy.run_path(argv[0], run_name="__main__")
+
+
+if __name__ == "__main__": main(sys.argv[1:])
