@@ -171,6 +171,9 @@ class SimCLRAugment:
 
     def draw(self, n:int, like:Tensor, generator=None) -> tuple:
         "The random parameters of `n` views: crop matrices (n,2,3), colour factors (n,4), and which to leave uncoloured and to grey (n,)."
+        if like.ndim != 4 or like.shape[1] != 3:
+            raise ValueError(f"SimCLRAugment colours RGB images (B, 3, H, W), got shape {tuple(like.shape)}; for grey images use "
+                             f"DigitsAugment, or repeat the channel, x.expand(-1, 3, -1, -1)")
         attempts = 10 if self.crops == Crops.TORCHVISION else 0
         theta = resized_crop_matrices(n, like, self.scale, self.ratio, self.flip, attempts, generator)
         factors = jitter_factors(n, like, *self.jitter, generator=generator)

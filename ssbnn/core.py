@@ -45,6 +45,24 @@ def _build(name:str, part, default:Callable) -> nn.Module:
                         f"got {type(part if made is None else made).__name__}")
     return made
 
+def _dim(encoder:nn.Module) -> int:
+    "The encoder's feature width, its `dim` attribute, or a TypeError saying how to give it."
+    if not isinstance(getattr(encoder, "dim", None), int):
+        raise TypeError(f"the encoder ({type(encoder).__name__}) needs an int attribute `dim`, the width of its features (N,dim), "
+                        f"for the projection head and SS-BNN*'s task layer: set it, e.g. encoder.dim = 512 for a ResNet-18 without its fc")
+    return encoder.dim
+
+def _check_augment(augment):
+    "`augment` if it can be called as `augment(images, generator)` on a batch, else a TypeError saying how."
+    import inspect
+    try: inspect.signature(augment.forward if isinstance(augment, nn.Module) else augment).bind(None, None)   # a module's __call__ takes anything
+    except TypeError:
+        raise TypeError(f"augment is called as augment(images (B,C,H,W), generator) -> views (B,C,H,W), on the whole batch; "
+                        f"{type(augment).__name__} takes other arguments (a per-image torchvision transform? wrap it, e.g. "
+                        f"lambda x, g: torch.stack([t(im) for im in x]), or use SimCLRAugment)") from None
+    except ValueError: pass                                     # no signature to inspect (a builtin): trust it
+    return augment
+
 class SSBNN:
     "Self-Supervised BNN: contrastive variational pretraining of an encoder (Algorithm 1), then a last-layer Laplace readout."
     def __init__(self, encoder:nn.Module|Callable|None=None, # the encoder f, or a function that builds it under `seed`; default `DigitsCNN()`
@@ -53,12 +71,12 @@ class SSBNN:
                  elbo:ContrastiveELBO|None=None, # variational parameters and objective; default `ContrastiveELBO()`
                  posterior=None, # the Step II posterior, unfitted; default `LaplacePosterior()` (the paper's protocol)
                  device="auto", # 'auto', 'cpu', 'cuda', ...
-                 seed:int=0, # seeds the initialisation of the modules built here and the pretraining loop
+                 seed:int=0, # seeds the initialisation of the modules built here and the pretraining loop (a given `PretrainConfig` takes it, and the device)
                 ):
         with seeded(seed):
             self.encoder = _build("encoder", encoder, DigitsCNN)
-            self.head = _build("head", head, lambda: ProjectionHead(self.encoder.dim))
-        self.augment = augment if augment is not None else DigitsAugment()
+            self.head = _build("head", head, lambda: ProjectionHead(_dim(self.encoder)))
+        self.augment = _check_augment(augment) if augment is not None else DigitsAugment()
         self.elbo = elbo if elbo is not None else ContrastiveELBO()
         self.posterior = posterior if posterior is not None else LaplacePosterior()
         if not all(callable(getattr(self.posterior, m, None)) for m in ("fit", "predict_proba", "map_proba", "sample", "state_dict")):
@@ -74,6 +92,17 @@ def _forget_features(self:SSBNN):
     "Empty the feature cache (the encoder changed)."
     self.__dict__["_feature_cache"] = {}
 
+def _loop_config(self:SSBNN, config:PretrainConfig) -> PretrainConfig:
+    "`config` with the model's seed and device, which it may leave at their defaults but not contradict."
+    default, same = PretrainConfig(), lambda a, b: a.type == b.type and (a.index or 0) == (b.index or 0)
+    if config.seed not in (default.seed, self.seed):
+        raise ValueError(f"the config's seed {config.seed} is not the model's ({self.seed}), which seeds the pretraining loop as it "
+                         f"seeded the initialisation; make the model with SSBNN(seed={config.seed}, ...) and leave the config's seed out")
+    if config.device != default.device and not same(get_device(config.device), self.device):
+        raise ValueError(f"the config's device {config.device!r} is not the model's ({self.device}); make the model with "
+                         f"SSBNN(device={config.device!r}, ...) and leave the config's device out")
+    return replace(config, seed=self.seed, device=str(self.device))
+
 @patch
 def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
               config:PretrainConfig|None=None, # loop settings; default `PretrainConfig()`
@@ -85,12 +114,12 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
               log_dir=None, # a folder for TensorBoard curves (needs `pip install "ssbnn[tensorboard]"`)
               **overrides, # fields of `PretrainConfig` to change, e.g. `epochs=50`
              ):
-    "Step I: learn the encoder (the prior) from unlabelled images on fresh contrastive tasks; returns self."
+    "Step I: learn the encoder (the prior) from unlabelled images on fresh contrastive tasks, seeded by the model's seed; returns self."
     check_fields(PretrainConfig, overrides)
-    config = replace(config or PretrainConfig(device=str(self.device), seed=self.seed), **overrides)
+    config = _loop_config(self, replace(config or PretrainConfig(), **overrides))
     x = check_images(x, "unlabelled images", keep_uint8=True)
     if labelled is not None and not isinstance(labelled, LabelledTask):
-        with seeded(config.seed): labelled = LabelledTask.make(*labelled, dim=self.encoder.dim)   # its task layer's start, seeded
+        with seeded(config.seed): labelled = LabelledTask.make(*labelled, dim=_dim(self.encoder))   # its task layer's start, seeded
     self.labelled_ = labelled
     run = DDPRun() if wants_ddp() else None                    # under torchrun: the same loop on every rank
     log = TensorBoardLog(log_dir) if log_dir is not None else None
@@ -107,28 +136,34 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
 # %% ../nbs/13_core.ipynb #733b12e4
 @patch
 def features(self:SSBNN, x) -> Tensor:
-    "Standardised encoder features `(N,dim)` of images `x`, on the model's device; cached per image tensor until the encoder changes."
+    "Standardised encoder features `(N,dim)` of images `x`, on the model's device; cached per image tensor while it, the encoder and the features are unchanged."
     if self.stats_ is None: raise RuntimeError("call pretrain (or load a pretrained model) before using features")
     cache = self.__dict__.setdefault("_feature_cache", {})
-    hit = cache.get(id(x))
-    if hit is not None and hit[0]() is x: return hit[1]
-    mean, std = self.stats_
-    f = (encode(self.encoder, check_images(x, keep_uint8=True)) - mean) / std
+    key = isinstance(x, Tensor) and (x._version, id(self.stats_), *(t._version for t in (*self.encoder.parameters(), *self.encoder.buffers())))
+    hit = cache.get(id(x))                                     # in-place changes bump a tensor's _version: images, weights, features
+    if hit is not None and hit[0]() is x and hit[1] == key and hit[2]._version == hit[3]: return hit[2]
+    mean, std, x_ok = *self.stats_, check_images(x, keep_uint8=True)
+    seen = (self.data_ or {}).get("shape")                    # what pretraining saw (C,H,W): other sizes run, but are not its prior
+    if seen and list(x_ok.shape[2:]) != list(seen[1:]):
+        warnings.warn(f"these images are {tuple(x_ok.shape[1:])} but the encoder was pretrained on {tuple(seen)} images; resize them "
+                      f"to the pretraining size, or the features are not those of the prior it learnt", stacklevel=2)
+    f = (encode(self.encoder, x_ok) - mean) / std
     if isinstance(x, Tensor):
-        for k in [k for k, (r, _) in cache.items() if r() is None]: del cache[k]      # images that no longer exist
-        cache[id(x)] = (weakref.ref(x), f)
+        for k in [k for k, h in cache.items() if h[0]() is None]: del cache[k]      # images that no longer exist
+        cache[id(x)] = (weakref.ref(x), key, f, f._version)
     return f
 
 # %% ../nbs/13_core.ipynb #7377007b
 @patch
 def fit(self:SSBNN, x, y, # labelled images (N,C,H,W) and labels (N,)
-         val, # (x_val, y_val): validation images and labels, for the prior precision
+         val=None, # (x_val, y_val): validation images and labels, for the prior precision (the default posterior needs it)
          num_classes:int|None=None, # number of classes; default: largest label + 1
         ):
     "Step II: fit a copy of `posterior` on the cached features (by default: linear probe, Laplace tuned on `val`); returns self."
-    x, y, xv, yv, c = check_labelled(x, y, val, num_classes)
-    f, fv = self.features(x), self.features(xv)
-    self.posterior_ = copy.deepcopy(self.posterior).fit(f, y.to(f.device), (fv, yv.to(fv.device)), c)
+    x, y, xv, yv, c = check_labelled(x, y, val, num_classes, val_needed=False)   # the posterior says if it needs val
+    f = self.features(x)
+    fv = None if xv is None else (self.features(xv), yv.to(f.device))
+    self.posterior_ = copy.deepcopy(self.posterior).fit(f, y.to(f.device), fv, c)
     return self
 
 # %% ../nbs/13_core.ipynb #b15ee005
@@ -145,6 +180,15 @@ def predict_proba(self:SSBNN, x, # images (N,C,H,W)
 def predict(self:SSBNN, x) -> Tensor:
     "Most probable class `(N,)` of each image."
     return self.predict_proba(x).argmax(1)
+
+@patch
+def sample(self:SSBNN, x, # images (N,C,H,W)
+           n:int=100, # posterior samples (a point-mass posterior such as `MAPPosterior` gives one)
+           generator=None, # a torch.Generator on the model's device, for repeatable samples
+          ) -> Tensor:
+    "Class probabilities `(n,N,C)` under `n` samples of the readout's posterior, on the CPU (their mean is the Monte Carlo predictive)."
+    if self.posterior_ is None: raise RuntimeError("call fit before sample")
+    return self.posterior_.sample(self.features(x), n, generator=generator).cpu()
 
 # %% ../nbs/13_core.ipynb #24b63757
 FORMAT = 1                                               # the model-folder layout this ssbnn writes and reads
@@ -165,6 +209,12 @@ def config(self:SSBNN) -> dict:
             "history": self.history_}
 
 # %% ../nbs/13_core.ipynb #88b53993
+def _posterior_line(state:dict|None) -> str:
+    "The model card's posterior: fitted or not, and its prior precision where it has one (a MAP readout has none)."
+    if not state: return "not fitted"
+    pp = state.get("prior_precision")
+    return f"fitted, prior precision {pp:.3g}" if pp is not None else f"fitted ({state.get('kind', 'posterior')}, no prior precision)"
+
 def _model_card(cfg:dict) -> str:
     "A short Hugging Face model card: front matter, what was trained on what, and how to load it."
     enc, data, pre = cfg["parts"]["encoder"]["class"].rsplit(".", 1)[-1], cfg["data"] or {}, cfg["pretrain"] or {}
@@ -172,7 +222,7 @@ def _model_card(cfg:dict) -> str:
     rows = [("encoder", enc), ("data", f"{data.get('name') or 'unnamed'}: {data.get('size', '?')} images, sha256 {str(data.get('sha256'))[:12]}"),
             ("pretraining", f"{pre.get('epochs', '?')} epochs, batch {pre.get('batch_size', '?')}, {pre.get('optimizer', '?')}"),
             ("final tau, sigma", f"{last.get('tau', float('nan')):.3f}, {last.get('sigma', float('nan')):.3f}"),
-            ("posterior", f"fitted, prior precision {cfg['posterior_state'].get('prior_precision'):.3g}" if cfg.get("posterior_state") else "not fitted"),
+            ("posterior", _posterior_line(cfg.get("posterior_state"))),
             ("versions", f"ssbnn {cfg['ssbnn_version']}, torch {cfg['torch_version']}")]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
     return (f"---\nlibrary_name: ssbnn\ntags:\n- self-supervised-learning\n- bayesian-deep-learning\n- laplace\n---\n\n"

@@ -27,13 +27,16 @@ def _to_tensor(a, name:str) -> Tensor:
 
 def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
     "Return `x` as a float32 tensor `(N,C,H,W)` in [0,1] (uint8 is scaled by 1/255, or kept with `keep_uint8`), or raise a clear error."
+    numpy = isinstance(x, np.ndarray)                          # the hints name numpy's calls for numpy arrays
     x = _to_tensor(x, name)
     if x.ndim and len(x) == 0: raise ValueError(f"{name} holds no images (shape {tuple(x.shape)}); give at least one")
     if x.ndim != 4:
-        hint = " (add a channel axis, e.g. x[:, None])" if x.ndim == 3 else ""
+        one = " one image (C, H, W)? add a batch axis, x[None];" if x.ndim == 3 and x.shape[0] in (1, 3) else ""
+        hint = f" ({one.strip()} grey images (N, H, W)? add a channel axis, x[:, None])" if x.ndim == 3 else ""
         raise ValueError(f"{name} must have shape (N, C, H, W), got {tuple(x.shape)}{hint}")
     if x.shape[1] not in (1, 3) and x.shape[-1] in (1, 3):
-        raise ValueError(f"{name}: shape {tuple(x.shape)} looks channels-last; pass x.permute(0, 3, 1, 2)")
+        move = "np.transpose(x, (0, 3, 1, 2))" if numpy else "x.permute(0, 3, 1, 2)"
+        raise ValueError(f"{name}: shape {tuple(x.shape)} looks channels-last; pass {move}")
     if 0 in x.shape[1:]: raise ValueError(f"{name} has an empty channel or pixel axis, shape {tuple(x.shape)}")
     if x.dtype == torch.uint8: return x if keep_uint8 else x.float() / 255
     if not x.is_floating_point():
@@ -46,6 +49,7 @@ def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
 # %% ../nbs/01_data.ipynb #ef03bed0
 def check_labels(y, n:int|None=None, num_classes:int|None=None, name:str="y") -> Tensor:
     "Return `y` as a long tensor `(N,)`, checking its length against `n` and its values against `num_classes`."
+    if isinstance(y, (list, tuple)) and all(isinstance(v, int) for v in y): y = torch.tensor(y, dtype=torch.long)   # labels as a list
     y = _to_tensor(y, name)
     if y.is_floating_point() or y.dtype == torch.bool:
         raise TypeError(f"{name} must hold integer class indices, got dtype {y.dtype}")
@@ -64,17 +68,21 @@ def as_float(x:Tensor) -> Tensor:
 
 # %% ../nbs/01_data.ipynb #3fb6c235
 def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
-                   val, # (x_val, y_val)
+                   val, # (x_val, y_val), or None where `val_needed` is False
                    num_classes:int|None=None, # default: largest label + 1
+                   val_needed:bool=True, # False: `val=None` is allowed, and gives None for x_val and y_val
                   ) -> tuple:
     "Check a labelled set and its validation pair; returns `(x, y, x_val, y_val, num_classes)` as tensors."
     x = check_images(x)
     y = check_labels(y, n=len(x))
+    if num_classes is not None: check_number("num_classes", num_classes, low=2, integer=True)
+    if val is None and not val_needed:
+        c = int(num_classes or int(y.max()) + 1)
+        return x, check_labels(y, num_classes=c), None, None, c
     if not (isinstance(val, (tuple, list)) and len(val) == 2):
         raise ValueError("val must be a pair (x_val, y_val) of validation images and labels")
     xv, yv = check_images(val[0], "x_val"), check_labels(val[1], name="y_val")
-    if num_classes is not None: check_number("num_classes", num_classes, low=2, integer=True)
-    c = num_classes or int(max(y.max(), yv.max())) + 1
+    c = int(num_classes or int(max(y.max(), yv.max())) + 1)                  # 10.0 is 10 classes
     y, yv = check_labels(y, num_classes=c), check_labels(yv, n=len(xv), num_classes=c, name="y_val")
     seen, val_classes = set(y.tolist()), sorted(set(yv.tolist()))
     if not seen.intersection(val_classes):

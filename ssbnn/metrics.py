@@ -4,6 +4,7 @@
 
 # %% ../nbs/05_metrics.ipynb #a15f46c7
 from __future__ import annotations
+import numpy as np
 import torch
 from torch import Tensor
 from .data import check_labels
@@ -13,33 +14,36 @@ __all__ = ['accuracy', 'nll', 'ece', 'reliability', 'plot_reliability', 'predict
            'evaluate', 'knn_predict', 'knn_accuracy']
 
 # %% ../nbs/05_metrics.ipynb #6c5e9a6e
-def _check_probs(probs:Tensor, y:Tensor|None=None):
-    "Check that `probs` is (N,C) and matches the labels `y`."
+def _check_probs(probs:Tensor, y:Tensor|None=None) -> tuple:
+    "Check that `probs` is (N,C) and matches the labels `y`; returns both as tensors (numpy arrays are converted)."
+    if isinstance(probs, np.ndarray): probs = torch.from_numpy(probs)
+    if not isinstance(probs, Tensor): raise TypeError(f"probabilities must be a torch.Tensor or numpy array, got {type(probs).__name__}")
     if probs.ndim != 2: raise ValueError(f"probabilities must have shape (N, C), got {tuple(probs.shape)}")
-    if y is not None: check_labels(y, n=len(probs), num_classes=probs.shape[1])
+    if y is not None: y = check_labels(y, n=len(probs), num_classes=probs.shape[1])
     if probs.numel():                                        # logits are the usual mistake: they give an ECE above 1
         p, tol = probs.detach().double(), max(1e-2, 16 * torch.finfo(probs.dtype).eps) if probs.is_floating_point() else 0
         lo, hi, off = p.min().item(), p.max().item(), (p.sum(1) - 1).abs().max().item()
         if lo < 0 or hi > 1 + tol or off > tol:
             raise ValueError(f"probabilities must lie in [0, 1] and sum to 1 over the classes, but they range over "
                              f"[{lo:.3g}, {hi:.3g}] and a row's sum is off by {off:.3g}; for logits pass torch.softmax(logits, 1)")
+    return probs, y
 
 def accuracy(probs:Tensor, y:Tensor) -> float:
     "Fraction of the N examples whose most probable class is the label."
-    _check_probs(probs, y)
+    probs, y = _check_probs(probs, y)
     return (probs.argmax(1) == y.to(probs.device)).double().mean().item()
 
 # %% ../nbs/05_metrics.ipynb #fb5a0da3
 def nll(probs:Tensor, y:Tensor) -> float:
     "Mean negative log-likelihood -log p(y|x); probabilities are floored at the dtype's smallest normal number."
-    _check_probs(probs, y)
+    probs, y = _check_probs(probs, y)
     p = probs.gather(1, y.to(probs.device).long()[:, None]).squeeze(1)
     return -torch.log(p.double().clamp_min(torch.finfo(probs.dtype).tiny)).mean().item()
 
 # %% ../nbs/05_metrics.ipynb #4ba2ece4
 def ece(probs:Tensor, y:Tensor, n_bins:int=15) -> float:
     "Expected calibration error with `n_bins` equal-width confidence bins (lo, hi]."
-    _check_probs(probs, y)
+    probs, y = _check_probs(probs, y)
     conf, pred = probs.double().max(1)
     correct = (pred == y.to(probs.device)).double()
     b = (torch.ceil(conf * n_bins).long() - 1).clamp(0, n_bins - 1)
@@ -49,7 +53,7 @@ def ece(probs:Tensor, y:Tensor, n_bins:int=15) -> float:
 # %% ../nbs/05_metrics.ipynb #42e82464
 def reliability(probs:Tensor, y:Tensor, n_bins:int=15) -> dict:
     "Per-bin mean confidence, accuracy and count of predictive probabilities `(N,C)` (bins as in `ece`)."
-    _check_probs(probs, y)
+    probs, y = _check_probs(probs, y)
     conf, pred = probs.double().max(1)
     b = (torch.ceil(conf * n_bins).long() - 1).clamp(0, n_bins - 1)
     count = torch.zeros(n_bins, dtype=torch.float64, device=probs.device).index_add_(0, b, torch.ones_like(conf))
@@ -90,7 +94,7 @@ def ood_auroc(probs_in:Tensor, probs_out:Tensor) -> float:
 # %% ../nbs/05_metrics.ipynb #2f4b8c61
 def confidence(probs:Tensor) -> float:
     "Mean confidence (largest probability) of predictive probabilities `(N,C)`: above the accuracy means over-confident."
-    _check_probs(probs)
+    probs, _ = _check_probs(probs)
     return probs.double().max(1).values.mean().item()
 
 # %% ../nbs/05_metrics.ipynb #ca2d3a48

@@ -346,7 +346,7 @@ class Readout(str, Enum):
 def _val_pair(val, n_classes:int) -> tuple[Tensor, Tensor]:
     "Check a validation pair (features (M,dim), labels (M,))."
     if not (isinstance(val, (tuple, list)) and len(val) == 2):
-        raise ValueError("val must be a pair (val_features, val_labels): the prior precision is tuned on it; "
+        raise ValueError("val must be a pair (x_val, y_val) of validation data and labels: the prior precision is tuned on it; "
                          "pass one, or use readout='marglik', which needs none")
     return val[0], check_labels(val[1], n=len(val[0]), num_classes=n_classes, name="val labels")
 
