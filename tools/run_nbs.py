@@ -1,6 +1,6 @@
 """Execute notebooks and save their outputs in place, so that the docs and the README show real results.
 
-    python tools/run_nbs.py nbs/04_train.ipynb ...      # run every cell, `#| slow` ones included
+    python tools/run_nbs.py nbs/07_train.ipynb ...      # run every cell, `#| slow` ones included
     python tools/run_nbs.py --skip cuda --skip slow nbs/*.ipynb
     python tools/run_nbs.py --skip cuda --skip slow --also CELL_ID ... NB.ipynb   # new slow cells (and the slow cells they need)
 
