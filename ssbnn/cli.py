@@ -68,7 +68,7 @@ def add_options(p:argparse.ArgumentParser, # the parser
     for name in names:
         d = doc[name]
         default = getattr(defaults, name) if defaults is not None else d["default"]
-        shown = ",".join(map(str, default)) if isinstance(default, tuple) else default
+        shown = ",".join(map(str, default)) if isinstance(default, tuple) else f"{default:g}" if isinstance(default, float) else default   # 120, not 120.0
         text = f"{d['docment'] or name} (default {shown}){help_notes.get(name, '')}"
         flag = "--" + name.replace("_", "-")
         if isinstance(default, bool): p.add_argument(flag, action="store_false" if default else "store_true", help=text)
@@ -203,7 +203,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace results already in --out")
     p.add_argument("--merge", type=Path, nargs="+", help="join the result folders of parts of one evaluation (other --seed, "
                    "--methods or --model) into --out, with the SS-BNN ensembles of their kept predictions, and stop")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
 # %% ../nbs/14_cli.ipynb #72a89c8f
