@@ -124,12 +124,14 @@ esac
 mkdir -p "$OUT/$piece" "$KEEP/$piece"
 # torch.compile's warm start (bench/compile_cache.py): the carried artifacts, joined with what this machine compiled
 export COMPILE_CACHE=$KEEP/compile_cache; CARRIED=${CARRIED_CACHE:-.devdata/compile_cache}
-mkdir -p "$COMPILE_CACHE"; [ -d "$CARRIED" ] && cp -rn "$CARRIED/." "$COMPILE_CACHE/"
-cache_back() {  # artifacts compiled here that were neither carried in nor returned yet, into $OUT/$piece while 8 files come back
+mkdir -p "$COMPILE_CACHE"; touch "$COMPILE_CACHE/returned"
+if [ -d "$CARRIED" ]; then cp -rn "$CARRIED/." "$COMPILE_CACHE/"                 # carried in: never sent back
+  (cd "$CARRIED" && find . -name '*.bin' | sed 's|^\./||') >> "$COMPILE_CACHE/returned"; fi
+cache_back() {  # artifacts compiled here and not carried in or returned yet, into $OUT/$piece while 8 files come back
   local f rel
   for f in "$COMPILE_CACHE"/*/*.bin; do
     [ -f "$f" ] && [ "$(find "$OUT" -type f | wc -l)" -lt 8 ] || continue; rel=${f#"$COMPILE_CACHE"/}
-    if [ -f "$CARRIED/$rel" ] || grep -qxF "$rel" "$COMPILE_CACHE/returned" 2>/dev/null; then continue; fi
+    grep -qxF "$rel" "$COMPILE_CACHE/returned" && continue
     cp "$f" "$OUT/$piece/compile-cache_${rel//\//_}" && echo "$rel" >> "$COMPILE_CACHE/returned"
   done; return 0; }
 case $piece in
