@@ -24,9 +24,7 @@ def gpu_name() -> str:
     "The device the artifacts belong to: the CUDA GPU's model as a record names it ('H100'), else 'cpu'."
     import torch
     if not torch.cuda.is_available(): return "cpu"
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from common import device_tag
-    sys.path.pop(0)
+    from common import device_tag                                  # bench/ is sys.path[0] until the target runs
     return device_tag(torch.cuda.get_device_name())
 
 

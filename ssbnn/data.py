@@ -272,19 +272,19 @@ def read_jpeg_archive(path, # .npz with `jpeg` (uint8 bytes), `offsets` (N+1,), 
         raise ValueError(f"archive {path} is inconsistent: {len(labels)} labels, {len(offsets)} offsets into {len(jpeg)} bytes")
     keep = np.random.default_rng(seed).permutation(len(labels))[:subset] if subset else np.arange(len(labels))
     blobs = [jpeg[offsets[i]:offsets[i + 1]] for i in keep]
-    def sized(x:list) -> np.ndarray:
-        "Stack images `(H,W,3)` into `(N,H,W,3)`, or say that their sizes differ."
-        sizes = sorted({im.shape for im in x})
+    def one_size(shapes):
+        "Say so if images' shapes (H,W,3) differ."
+        sizes = sorted(set(shapes))
         if len(sizes) > 1: raise ValueError(f"archive {path} holds images of different sizes ({', '.join('x'.join(map(str, s)) for s in sizes[:3])}); "
                                             f"an archive's images must share one size")
-        return np.stack(x)
     def pillow(s:int, n:int=_CHUNK) -> np.ndarray:
         "Images s to s+n-1 `(n,H,W,3)` by Pillow, the reference decoder."
         out = []
         for k, b in zip(keep[s:s + n], blobs[s:s + n]):
             try: out.append(np.asarray(Image.open(io.BytesIO(b.tobytes())).convert("RGB")))
             except (OSError, SyntaxError, ValueError): raise ValueError(f"image {k} of archive {path} is not a valid JPEG; the archive is damaged") from None
-        return sized(out)
+        one_size(im.shape for im in out)
+        return np.stack(out)
     fast = _agrees_with_pillow(blobs[:8], pillow(0, 8))              # a probe: is torchvision's libjpeg Pillow's?
     def chunk(s:int) -> np.ndarray:
         "One chunk of images `(n,H,W,3)`: torchvision's decoder where it agrees with Pillow, else Pillow's."
@@ -292,7 +292,8 @@ def read_jpeg_archive(path, # .npz with `jpeg` (uint8 bytes), `offsets` (N+1,), 
         try: return _torchvision_decode(blobs[s:s + _CHUNK])
         except RuntimeError: return pillow(s)                          # a damaged image or another size: Pillow names it
     with ThreadPoolExecutor(threads) as ex: chunks = list(ex.map(chunk, range(0, len(blobs), _CHUNK)))
-    return (np.concatenate(chunks) if len({c.shape[1:] for c in chunks}) == 1 else sized([im for c in chunks for im in c])), labels[keep].astype(np.int64)
+    one_size(c.shape[1:] for c in chunks)
+    return np.concatenate(chunks), labels[keep].astype(np.int64)
 
 # %% ../nbs/01_data.ipynb #09f7417d
 def archive_splits(path, # packed-JPEG archive (see `read_jpeg_archive`)
