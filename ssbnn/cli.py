@@ -4,7 +4,7 @@
 
 # %% ../nbs/14_cli.ipynb #11369226
 from __future__ import annotations
-import argparse, json, pickle, shutil, sys, warnings, zipfile
+import argparse, contextlib, json, pickle, shutil, sys, warnings, zipfile
 from pathlib import Path
 from fastcore.docments import docments
 from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint
@@ -12,7 +12,7 @@ from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits,
 from .train import PretrainConfig, TensorBoardLog, ResumeError
 from .features import KNNMonitor, save_features
 from .distributed import init_distributed, close_distributed
-from .report import table, claim_folder, new_run_folder, read_parts
+from .report import table, claim_folder, new_run_folder, release_folder, read_parts
 from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
                                           write_evaluation, evaluation_tables, merge_evaluations)
@@ -83,14 +83,20 @@ class one_line_errors:
     def __init__(self, prog:str, interrupted:str="interrupted",
                  errors:tuple=INPUT_ERRORS, # the exceptions that are bad input (others keep their traceback)
                 ):
-        self.prog, self.interrupted, self.errors, self.code = prog, interrupted, errors, 0
+        self.prog, self.interrupted, self.errors, self.code, self._undo = prog, interrupted, errors, 0, []
         self._once = one_interrupt(lambda: print(f"{prog}: stopping, please wait", file=sys.stderr))
 
     def __enter__(self):
         self._once.__enter__(); return self                       # a second Ctrl-C does not cut the clean-up short
 
+    def on_failure(self, undo):
+        "Call `undo()` if the block ends in an error or an interrupt (e.g. `release_folder`); the last given is called first."
+        self._undo.append(undo)
+
     def __exit__(self, kind, err, tb):
         try:
+            for undo in reversed(self._undo if kind is not None else []):
+                with contextlib.suppress(OSError): undo()
             if kind is not None and issubclass(kind, KeyboardInterrupt):
                 print(f"{self.prog}: {self.interrupted}", file=sys.stderr); self.code = 130; return True
             if kind is not None and issubclass(kind, self.errors):
@@ -114,19 +120,25 @@ def make_parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/14_cli.ipynb #17e909ab
-def _out_dir(out:Path|None, overwrite:bool, name:str="digits", command:str="ssbnn") -> Path:
+def _out_dir(out:Path|None, overwrite:bool, name:str="digits", command:str="ssbnn",
+             status:one_line_errors|None=None, # given: a run that fails before writing into the folder gives it back
+            ) -> Path:
     "The run's folder, claimed before any work: a new one under ssbnn-runs/, or `--out` if it is new, empty or `command`'s own."
-    return new_run_folder(name, command=command) if out is None else claim_folder(out, replace_results=overwrite, command=command)
+    existed = out is not None and Path(out).exists()
+    path = new_run_folder(name, command=command) if out is None else claim_folder(out, replace_results=overwrite, command=command)
+    if status is not None: status.on_failure(lambda: release_folder(path, existed))
+    return path
 
-def run(args) -> Path:
+def run(args, status:one_line_errors|None=None) -> Path:
     "Run the main job for parsed arguments; returns the output folder."
     get_device(args.device)                                   # every check that can be made now is made before pretraining
     cfg = EvalConfig.main_job(budgets=tuple(args.budgets), seeds=args.seeds, seed=args.seed)
     setup = digits_setup(args.epochs, args.batch_size, args.device)
     try: cfg.label_counts(len(setup.data.y_train), setup.data.num_classes)
     except ValueError as e: raise ValueError(f"--budgets: {e}") from None
-    setup.pretrain.steps(len(setup.data.x_train))             # a task fits in the unlabelled images
-    out = _out_dir(args.out, args.overwrite)
+    try: setup.pretrain.steps(len(setup.data.x_train))        # a task fits in the unlabelled images
+    except ValueError as e: raise ValueError(f"--batch-size: {e}") from None
+    out = _out_dir(args.out, args.overwrite, status=status)
     ckpt = out/"pretrain.ckpt"
     if args.overwrite: ckpt.unlink(missing_ok=True)          # a fresh run: an earlier pretraining is not resumed
     print(f"ssbnn: writing to {out}" + (" (resuming pretraining)" if ckpt.exists() else ""), flush=True)
@@ -143,7 +155,7 @@ def run(args) -> Path:
 def main(argv=None) -> int:
     "Entry point of the `ssbnn` console script: bad input prints one line and exits with status 2."
     args = make_parser().parse_args(argv)
-    with one_line_errors("ssbnn", "interrupted; run again with the same --out to resume") as status: run(args)
+    with one_line_errors("ssbnn", "interrupted; run again with the same --out to resume") as status: run(args, status)
     return status.code
 
 # %% ../nbs/14_cli.ipynb #0820112b
@@ -240,7 +252,7 @@ def evaluate_main(argv=None) -> int:
     "Entry point of `ssbnn-evaluate`: bad input prints one line and exits with status 2."
     a = evaluate_parser().parse_args(argv)
     with one_line_errors("ssbnn-evaluate", "interrupted; an evaluation continues from its finished runs when run again with the same --out") as status:
-        if a.merge: _merge(a); return status.code
+        if a.merge: _merge(a, status); return status.code
         get_device(a.device)
         names_of = lambda s: tuple(m.strip() for m in s.split(",") if m.strip())
         names = tuple(CORRUPTIONS) if a.corruptions == "all" else () if a.corruptions == "none" else names_of(a.corruptions)
@@ -250,7 +262,7 @@ def evaluate_main(argv=None) -> int:
         cfg = EvalConfig(**kw) if a.data == "digits" else EvalConfig.cifar10(**kw)
         setup, models = _eval_setup(a)
         cfg.label_counts(len(setup.data.y_train), setup.data.num_classes)
-        out = _out_dir(a.out, a.overwrite, f"eval-{a.data}", "ssbnn-evaluate")
+        out = _out_dir(a.out, a.overwrite, f"eval-{a.data}", "ssbnn-evaluate", status)
         partial = out/"partial.json"                             # finished runs: a killed evaluation continues from them
         if a.overwrite: partial.unlink(missing_ok=True); shutil.rmtree(out/"predictions", ignore_errors=True)
         print(f"ssbnn-evaluate: {setup.data}; writing to {out}" + (" (continuing)" if partial.exists() else ""), flush=True)
@@ -261,7 +273,7 @@ def evaluate_main(argv=None) -> int:
         print(f"\nwall time {result['meta']['total_seconds']:.0f} s; tables in {out}/tables.md")
     return status.code
 
-def _merge(a):
+def _merge(a, status:one_line_errors):
     "`ssbnn-evaluate --merge`: the parts' results.json, and the ensembles of their kept predictions, joined into one evaluation in --out."
     parts = read_parts(a.merge, a.out)
     kept = [f/"predictions" if (f/"predictions").is_dir() else None for f in a.merge]
@@ -269,7 +281,7 @@ def _merge(a):
         warnings.simplefilter("always")
         try: result = merge_evaluations(parts, kept if any(kept) else None)
         except KeyError as e: raise ValueError(f"a part lacks {e}; give folders ssbnn-evaluate wrote") from None
-    out = _out_dir(a.out, a.overwrite, command="ssbnn-evaluate")          # --out is given: read_parts checked it
+    out = _out_dir(a.out, a.overwrite, command="ssbnn-evaluate", status=status)   # --out is given: read_parts checked it
     write_evaluation(result, out)
     print(evaluation_tables(result["records"]))
     for w in said: print(f"ssbnn-evaluate: note: {w.message}")
@@ -337,8 +349,10 @@ def pretrain_main(argv=None) -> int:
         cfg = PretrainConfig.for_cifar10(**{k: getattr(a, k) for k in _FLAGS if k != "device"}, device=device, compile=not a.no_compile,
                                          sync_bn=a.sync_bn, resume_changing=changing)
         if a.tensorboard: TensorBoardLog.check()                       # before any work: the extra is installed
-        if env.is_main: claim_folder(a.out, replace_results=True, command="ssbnn-pretrain")   # new, empty or this command's own; writable
+        if env.is_main: _out_dir(a.out, True, command="ssbnn-pretrain", status=status)   # new, empty or this command's own; writable
         data = _cifar_data(a)
+        try: cfg.steps(len(data.x_train))                               # a task fits in the unlabelled images
+        except ValueError as e: raise ValueError(f"--batch-size: {e}") from None
         model = cifar_ssbnn(data.num_classes, device=device, seed=a.seed, objective=NTXent(a.ntxent_tau) if a.ntxent_tau else None, tau_p=a.tau_p)
         labelled = None
         if a.star_labels:

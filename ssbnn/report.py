@@ -11,8 +11,8 @@ from ._utils import atomic_write, deferred_interrupt, remove_stale_temps
 from .baselines import METHODS
 
 # %% auto #0
-__all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'claim_folder', 'new_run_folder', 'write_results',
-           'merge_results', 'differing', 'read_parts']
+__all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'claim_folder', 'new_run_folder', 'release_folder',
+           'write_results', 'merge_results', 'differing', 'read_parts']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -163,6 +163,16 @@ def new_run_folder(name:str, # what runs, e.g. 'digits'
     except OSError as e:
         raise ValueError(f"cannot make a run folder under {Path(root).resolve()} ({e.strerror or e}); give a writable --out") from None
     return claim_folder(out, command=command)
+
+# %% ../nbs/12_report.ipynb #10442531
+def release_folder(out, # a folder `claim_folder` or `new_run_folder` took
+                   existed:bool, # whether it existed before the claim
+                  ):
+    "Undo a claim the run did not use: where `out` holds only the mark, remove it, and the folder if the claim made it."
+    out = Path(out)
+    if not out.is_dir() or {p.name for p in out.iterdir()} != {RUN_MARK}: return
+    (out/RUN_MARK).unlink()
+    if not existed: out.rmdir()
 
 # %% ../nbs/12_report.ipynb #c4b66390
 def write_results(out, # the results folder (created if missing)

@@ -244,6 +244,12 @@ def test_pretrain_flags_are_checked(tmp_path):
     one_line_2(call(pretrain_main, "--archive", a, "--limit", "-5", "--out", tmp_path / "o"), "argument --limit: must be a whole number ≥ 0")
     one_line_2(call(pretrain_main, "--archive", a, "--epochs", "nan", "--out", tmp_path / "o"), "argument --epochs")
     one_line_2(call(pretrain_main, "--archive", a, "--resume-changing", "seed", "--out", tmp_path / "o", "--device", "cpu"), "--resume-changing: seed cannot change on resuming; choose from epochs, lr, var-lr")
+    one_line_2(call(pretrain_main, "--archive", a, "--eval", "6", "--batch-size", "500", "--out", tmp_path / "o", "--device", "cpu"),
+               "--batch-size: batch_size 500 is larger than the")              # found once the archive is read, after the claim:
+    assert not (tmp_path / "o").exists()                                     # the folder it made is given back
+    (tmp_path / "mine").mkdir()
+    one_line_2(call(pretrain_main, "--archive", a, "--eval", "6", "--batch-size", "500", "--out", tmp_path / "mine", "--device", "cpu"), "--batch-size")
+    assert (tmp_path / "mine").is_dir() and not any((tmp_path / "mine").iterdir())   # the user's empty folder stays, empty
 
 
 def test_offline_download(tmp_path, monkeypatch):
