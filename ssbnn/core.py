@@ -92,20 +92,22 @@ def _forget_features(self:SSBNN):
     "Empty the feature cache (the encoder changed)."
     self.__dict__["_feature_cache"] = {}
 
-def _loop_config(self:SSBNN, config:PretrainConfig) -> PretrainConfig:
+def _loop_config(self:SSBNN, config:PretrainConfig,
+                 given:tuple=(), # the settings passed by name (pretrain's keywords): these may not contradict even at their defaults
+                ) -> PretrainConfig:
     "`config` with the model's seed and device, which it may leave at their defaults but not contradict."
     default, same = PretrainConfig(), lambda a, b: a.type == b.type and (a.index or 0) == (b.index or 0)
-    if config.seed not in (default.seed, self.seed):
+    if config.seed != self.seed and (config.seed != default.seed or "seed" in given):
         raise ValueError(f"the config's seed {config.seed} is not the model's ({self.seed}), which seeds the pretraining loop as it "
                          f"seeded the initialisation; make the model with SSBNN(seed={config.seed}, ...) and leave the config's seed out")
-    if config.device != default.device and not same(get_device(config.device), self.device):
+    if (config.device != default.device or "device" in given) and not same(get_device(config.device), self.device):
         raise ValueError(f"the config's device {config.device!r} is not the model's ({self.device}); make the model with "
                          f"SSBNN(device={config.device!r}, ...) and leave the config's device out")
     return replace(config, seed=self.seed, device=str(self.device))
 
 @patch
 def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
-              config:PretrainConfig|None=None, # loop settings; default `PretrainConfig()`
+              config:PretrainConfig|None=None, # loop settings (default `PretrainConfig()`); a seed or device left at its default is the model's
               checkpoint=None, # checkpoint path: resumed from if it exists
               progress:bool=True, # show a progress bar
               labelled=None, # (x, y) labelled images for the SS-BNN* objective, or a `LabelledTask`
@@ -116,7 +118,7 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
              ):
     "Step I: learn the encoder (the prior) from unlabelled images on fresh contrastive tasks, seeded by the model's seed; returns self."
     check_fields(PretrainConfig, overrides)
-    config = _loop_config(self, replace(config or PretrainConfig(), **overrides))
+    config = _loop_config(self, replace(config or PretrainConfig(), **overrides), tuple(overrides))
     x = check_images(x, "unlabelled images", keep_uint8=True)
     if labelled is not None and not isinstance(labelled, LabelledTask):
         with seeded(config.seed): labelled = LabelledTask.make(*labelled, dim=_dim(self.encoder))   # its task layer's start, seeded
@@ -134,13 +136,17 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
     return self
 
 # %% ../nbs/13_core.ipynb #733b12e4
+def _versions(*ts:Tensor) -> tuple|None:
+    "Each tensor's identity and in-place version counter; None if one is an inference tensor, which keeps no counter."
+    return None if any(t.is_inference() for t in ts) else tuple((id(t), t._version) for t in ts)
+
 @patch
 def features(self:SSBNN, x) -> Tensor:
     "Standardised encoder features `(N,dim)` of images `x`, on the model's device; cached per image tensor while it, the encoder and the features are unchanged."
     if self.stats_ is None: raise RuntimeError("call pretrain (or load a pretrained model) before using features")
     cache = self.__dict__.setdefault("_feature_cache", {})
-    key = isinstance(x, Tensor) and (x._version, id(self.stats_), *(t._version for t in (*self.encoder.parameters(), *self.encoder.buffers())))
-    hit = cache.get(id(x))                                     # in-place changes bump a tensor's _version: images, weights, features
+    key = isinstance(x, Tensor) and _versions(x, *self.stats_, *self.encoder.parameters(), *self.encoder.buffers())
+    hit = cache.get(id(x)) if key else None                    # in-place changes bump a tensor's _version: images, weights, features
     if hit is not None and hit[0]() is x and hit[1] == key and hit[2]._version == hit[3]: return hit[2]
     mean, std, x_ok = *self.stats_, check_images(x, keep_uint8=True)
     seen = (self.data_ or {}).get("shape")                    # what pretraining saw (C,H,W): other sizes run, but are not its prior
@@ -148,7 +154,7 @@ def features(self:SSBNN, x) -> Tensor:
         warnings.warn(f"these images are {tuple(x_ok.shape[1:])} but the encoder was pretrained on {tuple(seen)} images; resize them "
                       f"to the pretraining size, or the features are not those of the prior it learnt", stacklevel=2)
     f = (encode(self.encoder, x_ok) - mean) / std
-    if isinstance(x, Tensor):
+    if key and not f.is_inference():
         for k in [k for k, h in cache.items() if h[0]() is None]: del cache[k]      # images that no longer exist
         cache[id(x)] = (weakref.ref(x), key, f, f._version)
     return f

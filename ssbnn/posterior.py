@@ -450,11 +450,12 @@ def info(self:LaplacePosterior) -> dict:
 
 @patch
 def state_dict(self:LaplacePosterior) -> dict:
-    "Settings, MAP readout and laplace-torch state: tensors and plain values only (safe to load)."
+    "Settings, MAP readout, prior search and laplace-torch state: tensors and plain values only (safe to load)."
     _fitted(self)
     return {"kind": "laplace", "readout": self.readout.value, "hessian": self.hessian.value, "probe": asdict(self.probe),
             "grid": asdict(self.grid), "head": self.head_.state_dict(), "laplace": self._la.state_dict(),
-            "prior_precision": self.prior_precision_, "readout_precision": self.readout_precision_}
+            "prior_precision": self.prior_precision_, "readout_precision": self.readout_precision_,
+            "search": None if self.search_ is None else self.search_._asdict()}
 
 @patch
 def load_state_dict(self:LaplacePosterior, state:dict, device=None) -> LaplacePosterior:
@@ -466,7 +467,8 @@ def load_state_dict(self:LaplacePosterior, state:dict, device=None) -> LaplacePo
     head.load_state_dict(state["head"])
     la = make_laplace(head.requires_grad_(False), self.hessian)
     la.load_state_dict({k: v.to(head.weight.device) if torch.is_tensor(v) else v for k, v in state["laplace"].items()})
-    self.head_, self._la, self.search_ = head, la, None
+    search = state.get("search")                              # absent from states saved before it was kept
+    self.head_, self._la, self.search_ = head, la, None if search is None else PriorSearch(**search)
     self.prior_precision_, self.readout_precision_ = state["prior_precision"], state["readout_precision"]
     return self
 
