@@ -49,7 +49,10 @@ def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
 # %% ../nbs/01_data.ipynb #ef03bed0
 def check_labels(y, n:int|None=None, num_classes:int|None=None, name:str="y") -> Tensor:
     "Return `y` as a long tensor `(N,)`, checking its length against `n` and its values against `num_classes`."
-    if isinstance(y, (list, tuple)) and all(isinstance(v, int) for v in y): y = torch.tensor(y, dtype=torch.long)   # labels as a list
+    if isinstance(y, (list, tuple)): y = np.asarray(y) if len(y) else np.zeros(0, np.int64)   # a list, as scikit-learn takes
+    if isinstance(y, np.ndarray) and y.dtype.kind not in "biuf":         # strings, or a mixture
+        raise TypeError(f"{name} must hold integer class indices, got {y.dtype} values; map class names to 0..C-1 first "
+                        f"(e.g. scikit-learn's LabelEncoder)")
     y = _to_tensor(y, name)
     if y.is_floating_point() or y.dtype == torch.bool:
         raise TypeError(f"{name} must hold integer class indices, got dtype {y.dtype}")
@@ -237,6 +240,7 @@ def load_cifar_splits(name:str="cifar10", # 'cifar10' or 'cifar100'
 
 # %% ../nbs/01_data.ipynb #9843a3db
 _CHUNK = 512   # images per call of torchvision's decoder
+_DEPRECATED = "The image decoding and encoding capabilities of TorchVision are deprecated"   # torchvision 0.29's warning
 
 def _torchvision_decode(blobs:list) -> np.ndarray:
     "JPEG bytes (uint8 arrays) -> uint8 images `(N,H,W,3)` by torchvision's decoder (its work is C++ without Python's lock)."
@@ -246,7 +250,7 @@ def _torchvision_decode(blobs:list) -> np.ndarray:
 def _agrees_with_pillow(blobs:list, pillow:list) -> bool:
     "Whether torchvision decodes these JPEG bytes to exactly Pillow's images `pillow` (its libjpeg could be another build)."
     try: return all(np.array_equal(a, b) for a, b in zip(_torchvision_decode(blobs), pillow))
-    except (RuntimeError, ImportError): return False
+    except Exception: return False                                   # refused, removed (TorchCodec supersedes it) or warned as an error
 
 def read_jpeg_archive(path, # .npz with `jpeg` (uint8 bytes), `offsets` (N+1,), `labels` (N,)
                       threads:int=8, # decoding threads (torchvision's decoder runs on all of them at once)
@@ -255,7 +259,6 @@ def read_jpeg_archive(path, # .npz with `jpeg` (uint8 bytes), `offsets` (N+1,), 
                      ) -> tuple[np.ndarray, np.ndarray]:
     "Decode a packed-JPEG archive (or a random subset of it) into uint8 images `(N,H,W,3)` and int64 labels `(N,)`."
     import io, pickle, zipfile, zlib
-    from concurrent.futures import ThreadPoolExecutor
     from PIL import Image
     path = Path(path)
     if path.is_dir(): raise ValueError(f"archive {path} is a folder; give the .npz file")
@@ -285,15 +288,22 @@ def read_jpeg_archive(path, # .npz with `jpeg` (uint8 bytes), `offsets` (N+1,), 
             except (OSError, SyntaxError, ValueError): raise ValueError(f"image {k} of archive {path} is not a valid JPEG; the archive is damaged") from None
         one_size(im.shape for im in out)
         return np.stack(out)
+    with warnings.catch_warnings():                                  # set here, before the threads: the filters are global
+        warnings.filterwarnings("ignore", _DEPRECATED, DeprecationWarning)
+        return _decode_chunks(blobs, pillow, threads, one_size), labels[keep].astype(np.int64)
+
+def _decode_chunks(blobs:list, pillow, threads:int, one_size) -> np.ndarray:
+    "All images `(N,H,W,3)`: torchvision's decoder on threads where a probe of 8 agrees with `pillow`, else Pillow's."
+    from concurrent.futures import ThreadPoolExecutor
     fast = _agrees_with_pillow(blobs[:8], pillow(0, 8))              # a probe: is torchvision's libjpeg Pillow's?
     def chunk(s:int) -> np.ndarray:
         "One chunk of images `(n,H,W,3)`: torchvision's decoder where it agrees with Pillow, else Pillow's."
         if not fast: return pillow(s)
         try: return _torchvision_decode(blobs[s:s + _CHUNK])
-        except RuntimeError: return pillow(s)                          # a damaged image or another size: Pillow names it
+        except Exception: return pillow(s)                             # a damaged image or another size: Pillow names it
     with ThreadPoolExecutor(threads) as ex: chunks = list(ex.map(chunk, range(0, len(blobs), _CHUNK)))
     one_size(c.shape[1:] for c in chunks)
-    return np.concatenate(chunks), labels[keep].astype(np.int64)
+    return np.concatenate(chunks)
 
 # %% ../nbs/01_data.ipynb #09f7417d
 def archive_splits(path, # packed-JPEG archive (see `read_jpeg_archive`)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 from torch import Tensor
-from .data import check_labels
+from .data import check_labels, _to_tensor
 
 # %% auto #0
 __all__ = ['accuracy', 'nll', 'ece', 'reliability', 'plot_reliability', 'predictive_entropy', 'ood_auroc', 'confidence',
@@ -16,8 +16,7 @@ __all__ = ['accuracy', 'nll', 'ece', 'reliability', 'plot_reliability', 'predict
 # %% ../nbs/05_metrics.ipynb #6c5e9a6e
 def _check_probs(probs:Tensor, y:Tensor|None=None) -> tuple:
     "Check that `probs` is (N,C) and matches the labels `y`; returns both as tensors (numpy arrays are converted)."
-    if isinstance(probs, np.ndarray): probs = torch.from_numpy(probs)
-    if not isinstance(probs, Tensor): raise TypeError(f"probabilities must be a torch.Tensor or numpy array, got {type(probs).__name__}")
+    probs = _to_tensor(probs, "probabilities")
     if probs.ndim != 2: raise ValueError(f"probabilities must have shape (N, C), got {tuple(probs.shape)}")
     if y is not None: y = check_labels(y, n=len(probs), num_classes=probs.shape[1])
     if probs.numel():                                        # logits are the usual mistake: they give an ECE above 1
@@ -82,6 +81,7 @@ def plot_reliability(probs:dict, y:Tensor, n_bins:int=10, axs=None):
 # %% ../nbs/05_metrics.ipynb #67690323
 def predictive_entropy(probs:Tensor) -> Tensor:
     "Entropy `(N,)` of each predictive distribution, in nats."
+    probs, _ = _check_probs(probs)
     return -(probs * torch.log(probs.clamp_min(torch.finfo(probs.dtype).tiny))).sum(1)
 
 # %% ../nbs/05_metrics.ipynb #66ee1769
@@ -112,8 +112,8 @@ def knn_predict(train_features:Tensor, # (N,dim) features of the memory bank
                 t:float=0.1, # temperature of the vote weights
                 batch_size:int=1000) -> Tensor:
     "Class scores `(M,C)` of a cosine-similarity kNN with exp(sim/t)-weighted votes."
-    bank = torch.nn.functional.normalize(train_features.float(), dim=1)
-    yb = train_y.to(bank.device)
+    bank = torch.nn.functional.normalize(_to_tensor(train_features, "train_features").float(), dim=1)
+    yb, features = _to_tensor(train_y, "train_y").to(bank.device), _to_tensor(features, "features")
     out = []
     for i in range(0, len(features), batch_size):
         q = torch.nn.functional.normalize(features[i:i + batch_size].float().to(bank.device), dim=1)
@@ -125,5 +125,6 @@ def knn_predict(train_features:Tensor, # (N,dim) features of the memory bank
 # %% ../nbs/05_metrics.ipynb #aa31e66b
 def knn_accuracy(train_features:Tensor, train_y:Tensor, features:Tensor, y:Tensor, k:int=200, t:float=0.1) -> float:
     "Accuracy of the weighted kNN classifier of `knn_predict`."
+    train_y, y = _to_tensor(train_y, "train_y"), _to_tensor(y, "y")
     c = int(max(train_y.max(), y.max())) + 1
     return (knn_predict(train_features, train_y, features, c, k, t).argmax(1).cpu() == y.cpu()).double().mean().item()
