@@ -10,13 +10,15 @@ on the same machine, which finds its graphs in Inductor's on-disk cache. PyTorch
 AOTAutograd's) carries that cache from one session to the next. With `COMPILE_CACHE` set to a folder, this runner
 loads every `<folder>/<GPU>/*.bin` before the target runs (`<GPU>`: `bench.common.device_tag` of the device's name, or
 'cpu': the cache's keys name the device, so artifacts of another GPU model would only miss) and, at exit, saves the
-artifacts the process compiled or used as `<folder>/<GPU>/<program>-<hash of their keys>.bin` (zlib-compressed; an
-equal set is the same file, so the folder only grows when something new was compiled). Without `COMPILE_CACHE`, or
+artifacts the process compiled or used as `<folder>/<GPU>/<program>-<hash of their keys>.bin` (zlib-compressed), unless
+it loaded them all (nothing new) or a file of any program holds the same set: the folder only grows when something new
+was compiled. It also saves when the process is ended by SIGTERM (`timeout`'s signal, which skips Python's exit
+handlers otherwise), so a piece cut off at its time limit keeps what it compiled. Without `COMPILE_CACHE`, or
 where PyTorch lacks the API, it only runs the target. A file that cannot be read or loaded is said on stderr and
 skipped: the cache can cost a compilation, never a run. `bench/gpu_pieces.sh` runs its compiling pieces through it
 (bench/results/README.md, "A warm start for torch.compile").
 """
-import atexit, hashlib, os, runpy, sys, zlib
+import atexit, hashlib, os, runpy, signal, sys, zlib
 from pathlib import Path
 
 
@@ -28,26 +30,33 @@ def gpu_name() -> str:
     return device_tag(torch.cuda.get_device_name())
 
 
-def load(folder:Path) -> int:
-    "Load every artifact file in `folder` into this process's compile caches; the number loaded."
+def _keys(info) -> set:
+    "The cache keys a `torch.compiler` CacheInfo names."
+    return {k for ks in info.artifacts.values() for k in ks} if info is not None else set()
+
+
+def load(folder:Path) -> tuple:
+    "Load every artifact file in `folder` into this process's compile caches; (files loaded, the keys they held)."
     import torch
-    n = 0
+    n, keys = 0, set()
     for f in sorted(folder.glob("*.bin")):
-        try: torch.compiler.load_cache_artifacts(zlib.decompress(f.read_bytes())); n += 1
+        try: keys |= _keys(torch.compiler.load_cache_artifacts(zlib.decompress(f.read_bytes()))); n += 1
         except Exception as e: print(f"compile_cache: skipped {f} ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})", file=sys.stderr)
-    return n
+    return n, keys
 
 
-def save(folder:Path, program:str):
-    "Write the artifacts this process compiled or used to `folder`, named by the program and their keys."
+def save(folder:Path, program:str, loaded:set=frozenset()):
+    "Write the artifacts this process compiled or used to `folder`, named by the program and their keys, unless all were `loaded`."
     import torch
     try:
         got = torch.compiler.save_cache_artifacts()
         if not got or not any(got[1].artifacts.values()): return
         data, info = got
-        keys = sorted(k for ks in info.artifacts.values() for k in ks)
-        path = folder / f"{program}-{hashlib.sha256(' '.join(keys).encode()).hexdigest()[:12]}.bin"
-        if path.exists(): return                                        # the same graphs: saved before
+        keys = sorted(_keys(info))
+        if set(keys) <= loaded: return                                  # nothing compiled here that the folder lacks
+        digest = hashlib.sha256(' '.join(keys).encode()).hexdigest()[:12]
+        if any(folder.glob(f"*-{digest}.bin")): return                  # the same graphs, saved before (by any program)
+        path = folder / f"{program}-{digest}.bin"
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
         tmp.write_bytes(zlib.compress(data, 6)); os.replace(tmp, path)     # whole or not at all
@@ -66,9 +75,10 @@ def main(argv:list):
     root = os.environ.get("COMPILE_CACHE")
     if root and hasattr(__import__("torch").compiler, "save_cache_artifacts"):
         folder = Path(root) / gpu_name()
-        n = load(folder) if folder.is_dir() else 0
+        n, loaded = load(folder) if folder.is_dir() else (0, set())
         print(f"compile_cache: {n} artifact file(s) loaded from {folder}", file=sys.stderr)
-        atexit.register(save, folder, program)
+        atexit.register(save, folder, program, loaded)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))   # `timeout`: exit as Python does, saving first
     if code is not None:
         sys.argv, sys.path[0] = ["-c", *argv[2:]], ""                   # as `python -c` sets them
         exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})

@@ -132,6 +132,8 @@ cache_back() {  # artifacts compiled here and not carried in or returned yet, in
   for f in "$COMPILE_CACHE"/*/*.bin; do
     [ -f "$f" ] && [ "$(find "$OUT" -type f | wc -l)" -lt 8 ] || continue; rel=${f#"$COMPILE_CACHE"/}
     grep -qxF "$rel" "$COMPILE_CACHE/returned" && continue
+    if [ "$(stat -c %s "$f")" -gt 16777216 ]; then echo "compile cache: $rel is over the 16 MiB a file may come back with; not returned"
+      echo "$rel" >> "$COMPILE_CACHE/returned"; continue; fi
     cp "$f" "$OUT/$piece/compile-cache_${rel//\//_}" && echo "$rel" >> "$COMPILE_CACHE/returned"
   done; return 0; }
 case $piece in

@@ -203,6 +203,7 @@ for a in "$@"; do
 done
 if [ -n "${STUB_ARTIFACT:-}" ] && [[ "$1" == bench/compile_cache.py ]]; then      # a compiling process's artifacts, as the runner saves them
   mkdir -p "$COMPILE_CACHE/H100"; echo compiled > "$COMPILE_CACHE/H100/$STUB_ARTIFACT"
+  [ -z "${STUB_BIG_ARTIFACT:-}" ] || head -c 17000000 /dev/zero > "$COMPILE_CACHE/H100/$STUB_BIG_ARTIFACT"   # over what a file may come back with
 fi
 case "$*" in
   *"import json"*) exec "$STUB_REAL" "$@" ;;                 # the script's own small Python: the real one
@@ -313,14 +314,18 @@ def test_gpu_pieces_return_new_compile_artifacts_once(tmp_path):
     assert r.returncode == 0 and _comes_back(out) == ["rho/compile-cache_H100_rho_speed-new.bin", "rho/rho_speed.json"], r.stdout + r.stderr
     assert (tmp_path / "keep" / "compile_cache" / "H100" / "pretrain_main-old.bin").read_text() == "old"     # the carried ones, for the runner
     assert "bench/compile_cache.py bench/rho_speed.py --bnn-samples 512" in (tmp_path / "log").read_text()
-    r, out = _piece(tmp_path, "rho", STUB_ARTIFACT="rho_speed-new.bin")
-    assert _comes_back(out) == ["rho/rho_speed.json"]                          # returned already
+    r, out = _piece(tmp_path, "rho", STUB_ARTIFACT="rho_speed-new.bin", STUB_BIG_ARTIFACT="rho_speed-big.bin")
+    assert _comes_back(out) == ["rho/rho_speed.json"] and "rho_speed-big.bin is over the 16 MiB" in r.stdout, r.stdout   # returned already; too big
     r, out = _piece(tmp_path, "laplace", STUB_ARTIFACT="x.bin")                # a piece that compiles nothing runs without the runner
     assert _comes_back(out) == ["laplace/laplace_predict.json"]
     (tmp_path / "got" / "rho").mkdir(parents=True); (tmp_path / "got" / "rho" / "compile-cache_H100_rho_speed-new.bin").write_text("compiled")
     kept = subprocess.run(["bash", str(ROOT / "tools" / "keep_compile_cache.sh"), str(tmp_path / "got")], capture_output=True, text=True,
                           env={**os.environ, "INTO": str(tmp_path / "carried")})
     assert kept.returncode == 0 and (carried / "rho_speed-new.bin").read_text() == "compiled", kept.stdout + kept.stderr
+    (tmp_path / "got" / "rho" / "compile-cache_H100_pretrain_main-new.bin").write_text("the same graphs, another program")
+    kept = subprocess.run(["bash", str(ROOT / "tools" / "keep_compile_cache.sh"), str(tmp_path / "got")], capture_output=True, text=True,
+                          env={**os.environ, "INTO": str(tmp_path / "carried")})
+    assert "H100/pretrain_main-new.bin: the same graphs are kept already" in kept.stdout and not (carried / "pretrain_main-new.bin").exists()
     assert subprocess.run(["bash", str(ROOT / "tools" / "keep_compile_cache.sh")], capture_output=True, text=True).returncode == 2
 
 
@@ -341,6 +346,16 @@ def test_compile_cache_warms_a_fresh_process(tmp_path):
     assert warm.returncode == 0 and "hits 1 misses 0" in warm.stdout and "1 artifact file(s) loaded" in warm.stderr, warm.stdout + warm.stderr
     assert "skipped" in warm.stderr and "junk.bin" in warm.stderr, warm.stderr
     assert sorted((tmp_path / "cc" / "cpu").glob("c-*.bin")) == saved              # the same graphs: no second file
+    (tmp_path / "same.py").write_text(code)
+    assert run("same.py", inductor="i3", COMPILE_CACHE=str(tmp_path / "cc")).returncode == 0
+    assert sorted((tmp_path / "cc" / "cpu").glob("*-*.bin")) == saved              # another program, the same graphs: none either
+    (tmp_path / "slow.py").write_text("import time, torch; torch.compile(lambda x: x.cos() * 3)(torch.ones(4)); print('ready', flush=True); time.sleep(120)")
+    slow = subprocess.Popen([sys.executable, runner, "slow.py"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "i4"), "COMPILE_CACHE": str(tmp_path / "cc")})
+    assert slow.stdout.readline().strip() == "ready"
+    slow.terminate()                                                               # as `timeout` ends a piece at its limit
+    err = slow.communicate(timeout=120)[1]
+    assert slow.returncode == 128 + 15 and len(list((tmp_path / "cc" / "cpu").glob("slow-*.bin"))) == 1, err   # what it compiled is kept
     (tmp_path / "script.py").write_text("import sys; print(sys.argv); raise SystemExit(3)")
     script = run("script.py", "--x", "1")                                            # no COMPILE_CACHE: only runs it, as python would
     assert script.returncode == 3 and script.stdout.strip() == "['script.py', '--x', '1']" and not script.stderr, script.stderr
