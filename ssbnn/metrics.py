@@ -4,7 +4,6 @@
 
 # %% ../nbs/05_metrics.ipynb #a15f46c7
 from __future__ import annotations
-import numpy as np
 import torch
 from torch import Tensor
 from .data import check_labels, _to_tensor
