@@ -10,10 +10,11 @@ from pathlib import Path
 import torch
 
 # %% auto #0
-__all__ = ['REBUILDABLE', 'get_device', 'as_option', 'check_fields', 'check_number', 'deferred_interrupt', 'one_interrupt',
-           'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint', 'load_checkpoint',
-           'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec', 'part_spec',
-           'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state', 'environment']
+__all__ = ['REBUILDABLE', 'get_device', 'warn_user', 'as_option', 'check_fields', 'check_number', 'deferred_interrupt',
+           'one_interrupt', 'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint',
+           'load_checkpoint', 'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec',
+           'part_spec', 'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state',
+           'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -24,8 +25,21 @@ def get_device(device="auto") -> torch.device:
     except (RuntimeError, TypeError):
         raise ValueError(f"unknown device {device!r}; use 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
     if d.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r} was asked for but CUDA is not available here; use --device cpu or 'auto'")
+        raise ValueError(f"device {device!r} was asked for but CUDA is not available here; use 'cpu' or 'auto'")
+    if d.type == "cuda" and (d.index or 0) >= torch.cuda.device_count():
+        raise ValueError(f"device {device!r} was asked for but this machine has {torch.cuda.device_count()} CUDA device(s), "
+                         f"numbered from 0; use one of them or 'auto'")
+    if d.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"device {device!r} was asked for but Apple's MPS is not available here; use 'cpu' or 'auto'")
     return d
+
+# %% ../nbs/00_utils.ipynb #9daf267d
+def warn_user(message:str, category=UserWarning):
+    "`warnings.warn`, attributed to the first caller outside the ssbnn package (the user's line)."
+    import sys, warnings, ssbnn
+    package, frame, level = os.path.dirname(os.path.abspath(ssbnn.__file__)) + os.sep, sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(package): frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 # %% ../nbs/00_utils.ipynb #79d74ebc
 def as_option(enum_cls, value, name:str):

@@ -13,7 +13,7 @@ from torch import nn, Tensor
 from fastcore.basics import patch
 from safetensors import SafetensorError
 from safetensors.torch import save_file, load_file
-from ._utils import (get_device, check_fields, load_checkpoint, seeded, atomic_folder, recover_folder, file_sha256,
+from ._utils import (warn_user, get_device, check_fields, load_checkpoint, seeded, atomic_folder, recover_folder, file_sha256,
                           to_spec, from_spec, part_spec, split_tensors, join_tensors)
 from .data import check_images, check_labelled, labelled_subset, load_digits_splits, data_fingerprint
 from .augment import DigitsAugment
@@ -151,8 +151,8 @@ def features(self:SSBNN, x) -> Tensor:
     mean, std, x_ok = *self.stats_, check_images(x, keep_uint8=True)
     seen = (self.data_ or {}).get("shape")                    # what pretraining saw (C,H,W): other sizes run, but are not its prior
     if seen and list(x_ok.shape[2:]) != list(seen[1:]):
-        warnings.warn(f"these images are {tuple(x_ok.shape[1:])} but the encoder was pretrained on {tuple(seen)} images; resize them "
-                      f"to the pretraining size, or the features are not those of the prior it learnt", stacklevel=2)
+        warn_user(f"these images are {tuple(x_ok.shape[1:])} but the encoder was pretrained on {tuple(seen)} images; resize them "
+                  f"to the pretraining size, or the features are not those of the prior it learnt")
     f = (encode(self.encoder, x_ok) - mean) / std
     if key and not f.is_inference():
         for k in [k for k, h in cache.items() if h[0]() is None]: del cache[k]      # images that no longer exist
@@ -237,8 +237,11 @@ def _model_card(cfg:dict) -> str:
             f"```python\nfrom ssbnn.core import SSBNN\nmodel = SSBNN.from_pretrained(\"<this folder or user/name>\")\n```\n")
 
 def _check_target(path:Path):
-    "Refuse to replace a file, or a folder that holds anything but an ssbnn model."
+    "Refuse to replace a file, or a folder that holds anything but an ssbnn model, or to make a folder named as a file."
     if path.is_file(): raise ValueError(f"{path} is a file; a model is saved as a folder: give a folder name")
+    if path.suffix in (".pt", ".pth", ".ckpt", ".pkl", ".bin", ".safetensors") and not path.is_dir():
+        raise ValueError(f"{path} names a file, but a model is saved as a folder (model.safetensors, config.json, ...); "
+                         f"give a folder name, e.g. {path.with_suffix('')}")
     if path.is_dir() and any(path.iterdir()):
         try: ours = json.loads((path/"config.json").read_text()).get("library") == "ssbnn"
         except (OSError, ValueError, AttributeError): ours = False
@@ -262,6 +265,12 @@ def save(self:SSBNN, path, # a folder: created, or replaced if it holds an earli
         (tmp/"config.json").write_text(json.dumps(cfg, indent=1))
         (tmp/"README.md").write_text(_model_card(cfg))
     return atomic_folder(path, write)
+
+# %% ../nbs/13_core.ipynb #e72b7e15
+@patch
+def __getstate__(self:SSBNN) -> dict:
+    "The attributes to pickle: all but the feature cache (weak references to images, which pickle cannot store)."
+    return {k: v for k, v in self.__dict__.items() if k != "_feature_cache"}
 
 # %% ../nbs/13_core.ipynb #583682a3
 def _read_config(path:Path) -> dict:

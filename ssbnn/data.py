@@ -4,14 +4,14 @@
 
 # %% ../nbs/01_data.ipynb #558878d5
 from __future__ import annotations
-import hashlib, warnings
+import hashlib, math, warnings
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from ._utils import check_number
+from ._utils import check_number, warn_user
 
 # %% auto #0
 __all__ = ['check_images', 'check_labels', 'as_float', 'check_labelled', 'data_fingerprint', 'ImageSplits', 'load_digits_splits',
@@ -23,7 +23,10 @@ def _to_tensor(a, name:str) -> Tensor:
     "Turn a numpy array or tensor into a tensor, naming `name` in the error otherwise."
     if isinstance(a, np.ndarray): return torch.from_numpy(np.ascontiguousarray(a))
     if isinstance(a, Tensor): return a
-    raise TypeError(f"{name} must be a torch.Tensor or numpy array, got {type(a).__name__}")
+    hint = ("; a list of tensors? pass torch.stack(its items)" if isinstance(a, (list, tuple)) and a and all(isinstance(v, Tensor) for v in a)
+            else "; a dataset? stack its images, torch.stack([ds[i][0] for i in range(len(ds))])" if hasattr(a, "__getitem__") and hasattr(a, "__len__")
+            and not isinstance(a, (list, tuple, str, dict)) else "")
+    raise TypeError(f"{name} must be a torch.Tensor or numpy array, got {type(a).__name__}{hint}")
 
 def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
     "Return `x` as a float32 tensor `(N,C,H,W)` in [0,1] (uint8 is scaled by 1/255, or kept with `keep_uint8`), or raise a clear error."
@@ -32,7 +35,9 @@ def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
     if x.ndim and len(x) == 0: raise ValueError(f"{name} holds no images (shape {tuple(x.shape)}); give at least one")
     if x.ndim != 4:
         one = " one image (C, H, W)? add a batch axis, x[None];" if x.ndim == 3 and x.shape[0] in (1, 3) else ""
-        hint = f" ({one.strip()} grey images (N, H, W)? add a channel axis, x[:, None])" if x.ndim == 3 else ""
+        side = math.isqrt(x.shape[1]) if x.ndim == 2 else 0
+        hint = (f" ({one.strip()} grey images (N, H, W)? add a channel axis, x[:, None])" if x.ndim == 3 else
+                f" (flattened grey images, as scikit-learn's? x.reshape(-1, 1, {side}, {side}))" if side and side * side == x.shape[1] else "")
         raise ValueError(f"{name} must have shape (N, C, H, W), got {tuple(x.shape)}{hint}")
     if x.shape[1] not in (1, 3) and x.shape[-1] in (1, 3):
         move = "np.transpose(x, (0, 3, 1, 2))" if numpy else "x.permute(0, 3, 1, 2)"
@@ -81,20 +86,29 @@ def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
     if num_classes is not None: check_number("num_classes", num_classes, low=2, integer=True)
     if val is None and not val_needed:
         c = int(num_classes or int(y.max()) + 1)
+        if num_classes is None: _say_unused_classes(c, y)
         return x, check_labels(y, num_classes=c), None, None, c
     if not (isinstance(val, (tuple, list)) and len(val) == 2):
         raise ValueError("val must be a pair (x_val, y_val) of validation images and labels")
     xv, yv = check_images(val[0], "x_val"), check_labels(val[1], name="y_val")
     c = int(num_classes or int(max(y.max(), yv.max())) + 1)                  # 10.0 is 10 classes
+    if num_classes is None: _say_unused_classes(c, y, yv)
     y, yv = check_labels(y, num_classes=c), check_labels(yv, n=len(xv), num_classes=c, name="y_val")
     seen, val_classes = set(y.tolist()), sorted(set(yv.tolist()))
     if not seen.intersection(val_classes):
         raise ValueError(f"the labels y ({_classes(seen)}) and y_val ({_classes(val_classes)}) share no class; number the "
                          f"classes the same way in both")
     if unseen := [k for k in val_classes if k not in seen]:
-        warnings.warn(f"y_val has class{'es' * (len(unseen) > 1)} {_classes(unseen)} that no training label has: the readout "
-                      f"cannot learn {'them' if len(unseen) > 1 else 'it'} (labelled_subset gives every class a label)", stacklevel=3)
+        warn_user(f"y_val has class{'es' * (len(unseen) > 1)} {_classes(unseen)} that no training label has: the readout "
+                  f"cannot learn {'them' if len(unseen) > 1 else 'it'} (labelled_subset gives every class a label)")
     return x, y, xv, yv, c
+
+def _say_unused_classes(c:int, *ys:Tensor):
+    "Warn where labels leave classes below the largest unused: class counts taken as largest label + 1 include them."
+    if unused := sorted(set(range(c)) - set(torch.cat(ys).tolist())):
+        warn_user(f"no label is of class{'es' * (len(unused) > 1)} {_classes(unused)}, yet with num_classes left out the classes "
+                  f"are 0..{c - 1} (the largest label + 1), and the model gives {'them' if len(unused) > 1 else 'it'} probability too; "
+                  f"pass num_classes, or number the classes 0..C-1 (e.g. scikit-learn's LabelEncoder)")
 
 def _classes(ks) -> str:
     "Class numbers for a message: '3', '0, 1, 2' or '20-29' for a run."

@@ -37,7 +37,8 @@ def check_channels(x:Tensor, # images (N,C,H,W)
     "Raise a ValueError naming `name` when `x` has another channel count than the encoder's first convolution takes."
     conv = next((m for m in encoder.modules() if isinstance(m, nn.Conv2d)), None)
     if conv is not None and x.ndim == 4 and x.shape[1] != conv.in_channels:
-        hint = " (grey images: repeat them, x.expand(-1, 3, -1, -1))" if x.shape[1] == 1 and conv.in_channels == 3 else ""
+        hint = (" (grey images: repeat them, x.expand(-1, 3, -1, -1))" if x.shape[1] == 1 and conv.in_channels == 3 else
+                f" (give the model an encoder for {x.shape[1]}-channel images, e.g. SSBNN(encoder=DigitsCNN(in_channels={x.shape[1]})))")
         raise ValueError(f"{name} has {x.shape[1]} channel(s) but the encoder takes {conv.in_channels}{hint}")
 
 # %% ../nbs/03_models.ipynb #17be593c

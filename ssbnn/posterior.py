@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from ._utils import as_option, rebuildable
+from ._utils import as_option, rebuildable, warn_user
 from .data import check_labels
 from .metrics import nll
 
@@ -309,7 +309,7 @@ def search_prior_precision(la, # a fitted laplace-torch last-layer approximation
         cand, nlls = (torch.cat([new, cand]), torch.cat([s, nlls])) if k == 0 else (torch.cat([cand, new]), torch.cat([nlls, s]))
     k = int(nlls.argmin())
     out = PriorSearch(cand[k].item(), cand, nlls, k in (0, len(cand) - 1))
-    if out.on_edge: warnings.warn(_edge_message(out), PriorEdgeWarning, stacklevel=3)
+    if out.on_edge: warn_user(_edge_message(out), PriorEdgeWarning)
     la.prior_precision = out.precision
     return out
 
@@ -347,7 +347,8 @@ def _val_pair(val, n_classes:int) -> tuple[Tensor, Tensor]:
     "Check a validation pair (features (M,dim), labels (M,))."
     if not (isinstance(val, (tuple, list)) and len(val) == 2):
         raise ValueError("val must be a pair (x_val, y_val) of validation data and labels: the prior precision is tuned on it; "
-                         "pass one, or use readout='marglik', which needs none")
+                         "pass one, or tune it by the marginal likelihood, which needs none: LaplacePosterior(readout='marglik') "
+                         "(in a model, SSBNN(posterior=LaplacePosterior(readout='marglik')))")
     return val[0], check_labels(val[1], n=len(val[0]), num_classes=n_classes, name="val labels")
 
 def map_readout(readout, # a `Readout`
@@ -471,6 +472,22 @@ def load_state_dict(self:LaplacePosterior, state:dict, device=None) -> LaplacePo
     self.head_, self._la, self.search_ = head, la, None if search is None else PriorSearch(**search)
     self.prior_precision_, self.readout_precision_ = state["prior_precision"], state["readout_precision"]
     return self
+
+# %% ../nbs/09_posterior.ipynb #22bfa16a
+@patch
+def __getstate__(self:LaplacePosterior) -> dict:
+    "The attributes to pickle: laplace-torch's fitted object as its `state_dict`, since its hook cannot be pickled."
+    state = dict(self.__dict__)
+    if self._la is not None: state["_la"] = self._la.state_dict()
+    return state
+
+@patch
+def __setstate__(self:LaplacePosterior, state:dict):
+    "Restore pickled attributes, rebuilding laplace-torch's object around the MAP readout."
+    self.__dict__.update(state)
+    if isinstance(state.get("_la"), dict):
+        self._la = make_laplace(self.head_.requires_grad_(False), self.hessian)
+        self._la.load_state_dict(state["_la"])
 
 # %% ../nbs/09_posterior.ipynb #6ce3a21e
 @rebuildable

@@ -252,3 +252,12 @@ def test_fuzz_fit_images(readout, x):
     try: p = readout.predict_proba(x)
     except CLEAR as e: assert str(e); return
     assert p.shape == (len(x), 10) and torch.isfinite(p).all()
+
+
+def test_warnings_point_at_the_users_line(fitted, digits):
+    "A warning raised deep in the package (SSBNN.fit -> check_labelled) is attributed to the line that called the package."
+    i = labelled_subset(digits.y_train, 30)
+    with pytest.warns(UserWarning, match="no label is of classes") as said:
+        fitted.fit(digits.x_train[i], digits.y_train[i] * 2, val=(digits.x_val, digits.y_val * 2))   # classes 0, 2, ..., 18 of 0..18
+    mine = [w for w in said if "no label is of classes" in str(w.message)]
+    assert len(mine) == 1 and mine[0].filename == __file__, (mine[0].filename, mine[0].lineno)
