@@ -142,14 +142,14 @@ def run(args, status:one_line_errors|None=None) -> Path:
     ckpt = out/"pretrain.ckpt"
     if args.overwrite: ckpt.unlink(missing_ok=True)          # a fresh run: an earlier pretraining is not resumed
     print(f"ssbnn: writing to {out}" + (" (resuming pretraining)" if ckpt.exists() else ""), flush=True)
-    try: result = run_evaluation(setup, cfg, progress=not args.quiet, checkpoint=ckpt)
+    try: result = run_evaluation(setup, cfg, progress=not args.quiet, checkpoint=ckpt, model_dir=out/"model")
     except ResumeError as e:                                  # this command's advice: it has no checkpoint path or resume_changing
         raise ValueError(f"checkpoint {e.path} was {e.reason}; rerun with that run's settings to resume it, or pass --overwrite to start afresh") from None
     write_main_job(result, out)
     for k in ("nll", "accuracy", "ece"): print("\n" + table(result["records"], k))
     m = result["meta"]
     print(f"\nwall time {m['total_seconds']:.0f} s (pretraining {m['pretrain_seconds']:.0f} s) on {m['device']}; "
-          f"results in {out}/results.json, report in {out}/report.md")
+          f"results in {out}/results.json, report in {out}/report.md, the pretrained model in {out}/model (SSBNN.load)")
     return out
 
 def main(argv=None) -> int:

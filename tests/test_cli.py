@@ -21,7 +21,10 @@ def test_short_run_end_to_end(tmp_path):
     out = tmp_path / "run"
     r = ssbnn(*SHORT, "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert {p.name for p in out.iterdir()} == {".ssbnn-run", "results.json", "report.md", "metrics_vs_labels.png", "pretrain.ckpt"}
+    assert {p.name for p in out.iterdir()} == {".ssbnn-run", "results.json", "report.md", "metrics_vs_labels.png", "pretrain.ckpt", "model"}
+    from ssbnn.core import SSBNN, load_digits_splits
+    again = SSBNN.load(out / "model", device="cpu")                 # the pretrained encoder, for reuse
+    assert again.config_.epochs == 2 and again.features(load_digits_splits().x_test[:5]).shape == (5, again.encoder.dim)
     res = json.loads((out / "results.json").read_text())
     recs = res["records"]
     assert len(recs) == 2 * 2 * 4                                   # budgets x seeds x methods

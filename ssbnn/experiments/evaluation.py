@@ -272,6 +272,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                    checkpoint=None, # checkpoint of the (first) SS-BNN's pretraining: resumed from if it exists
                    partial=None, # a file kept up to date with the finished runs: an interrupted evaluation continues from it
                    predictions=None, # the folder that receives the predictions of `config.keep_predictions`' runs (`prediction_file`)
+                   model_dir=None, # a folder to save the (first) pretrained SS-BNN in, for reuse (`SSBNN.load`)
                   ) -> dict:
     "Every method x budget x seed on `setup`, each fitted through the registry; returns flat records and the run's settings."
     cfg = config or EvalConfig()
@@ -284,6 +285,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     t0 = time.time()
     corrupted = {k: torch.from_numpy(v) for k, v in corrupted_sets(_uint8(d.x_test), cfg.severity, cfg.corruption_seed, cfg.corruptions).items()} if cfg.corruptions else {}
     ss = _pretrained(setup, cfg, progress, pretrained, checkpoint)
+    if model_dir is not None and ss: ss[0].save(model_dir)
     t_pre, records = time.time() - t0, list(done)
     have = {(r["method"], r["labels"], r["seed"]) for r in done}
     with warnings.catch_warnings():                          # a pick on a grid edge is recorded ('prior_on_edge') and reported
