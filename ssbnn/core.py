@@ -119,6 +119,9 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
     "Step I: learn the encoder (the prior) from unlabelled images on fresh contrastive tasks, seeded by the model's seed; returns self."
     check_fields(PretrainConfig, overrides)
     config = _loop_config(self, replace(config or PretrainConfig(), **overrides), tuple(overrides))
+    if self.history_:
+        warn_user(f"this model is pretrained already ({self.history_[-1]['step']} steps): pretrain goes on from its weights with a "
+                  f"fresh optimiser and schedule, and config_ and history_ will describe this call only; make a new SSBNN to start afresh")
     x = check_images(x, "unlabelled images", keep_uint8=True)
     if labelled is not None and not isinstance(labelled, LabelledTask):
         with seeded(config.seed): labelled = LabelledTask.make(*labelled, dim=_dim(self.encoder))   # its task layer's start, seeded
