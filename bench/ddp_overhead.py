@@ -13,7 +13,7 @@ SyncBatchNorm layers (with `--sync-bn`; PyTorch skips their all-reduce in a grou
 built. Writes bench/results/ddp_overhead_<device>.json.
 """
 import argparse, json, statistics, subprocess, sys, tempfile, time
-from common import parser
+from common import parser, number, fail, check_path, check_device, out_file
 from pathlib import Path
 
 
@@ -59,13 +59,13 @@ def run_once(a, arrays:Path, nproc:int, out:Path) -> dict:
 def main(argv=None):
     p = parser(__doc__)
     p.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")
-    p.add_argument("--epochs", type=float, default=10)
-    p.add_argument("--batch-size", type=int, default=1000, help="images per task, over all processes (default 1000)")
-    p.add_argument("--eval", type=int, default=5000)
-    p.add_argument("--val", type=int, default=1000)
-    p.add_argument("--repeats", type=int, default=2, help="runs of each kind, alternating (default 2)")
+    p.add_argument("--epochs", type=number(float), default=10)
+    p.add_argument("--batch-size", type=number(int, low=2), default=1000, help="images per task, over all processes (default 1000)")
+    p.add_argument("--eval", type=number(int), default=5000)
+    p.add_argument("--val", type=number(int), default=1000)
+    p.add_argument("--repeats", type=number(int), default=2, help="runs of each kind, alternating (default 2)")
     p.add_argument("--gpus", default="1", help="process counts for torchrun, e.g. 1,2,4 (default 1)")
-    p.add_argument("--limit", type=int, default=0, help="use a seeded random subset of this many images (smoke tests)")
+    p.add_argument("--limit", type=number(int, low=0), default=0, help="use a seeded random subset of this many images (smoke tests)")
     p.add_argument("--no-compile", action="store_true")
     p.add_argument("--sync-bn", action="store_true", help="the torchrun runs synchronise batch norm (SyncBatchNorm; GPUs only)")
     p.add_argument("--device", default="auto")
@@ -74,11 +74,17 @@ def main(argv=None):
     p.add_argument("--arrays", type=Path, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker: return worker(a)
-    if a.archive is None or not a.archive.exists(): sys.exit(f"ddp_overhead: no archive at {a.archive}; give --archive")
+    prog = "ddp_overhead.py"
+    if a.archive is None: fail(prog, "give --archive, the packed-JPEG archive of the CIFAR-10 training images")
+    check_path(prog, "--archive", a.archive, folder=False)
+    nprocs = [n.strip() for n in a.gpus.split(",") if n.strip()]
+    if not nprocs or not all(n.isdigit() and int(n) > 0 for n in nprocs): fail(prog, f"--gpus {a.gpus}: give process counts, e.g. 1 or 1,2,4")
+    check_device(prog, a.device); out_file(prog, a.out)             # before any work: a user's file is never replaced
 
     import numpy as np
     from ssbnn.data import read_jpeg_archive
-    nprocs = [int(n) for n in a.gpus.split(",") if n]
+    from ssbnn._utils import atomic_write
+    nprocs = [int(n) for n in nprocs]
     with tempfile.TemporaryDirectory() as tmp:
         x, y = read_jpeg_archive(a.archive, threads=16)
         if a.limit:                                                    # the archive is sorted by class: a seeded random subset
@@ -101,8 +107,7 @@ def main(argv=None):
            "sync_bn": a.sync_bn, "slowdown_1gpu": slowdown, "target": 0.03, "passed": None if slowdown is None else slowdown <= 0.03}
     name = f"ddp_overhead_{device.split()[1] if ' ' in device else 'cpu'}.json"
     out = a.out or Path(__file__).parent / "results" / name
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=1))
+    atomic_write(out, lambda f: f.write_text(json.dumps(res, indent=1)))       # whole or not at all
     if slowdown is not None: print(f"torchrun x1 against plain: {100 * slowdown:+.1f} % slower (target at most 3 %)")
     print(f"wrote {out}")
 

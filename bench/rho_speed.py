@@ -9,7 +9,7 @@ the same parameter samples, so their rho differ only by arithmetic; another seed
 scale. Uses random 512-d representations and random 32x32 images: the cost does not depend on their values. Writes JSON.
 """
 import json, sys, time
-from common import parser
+from common import parser, number, check_device, out_file, device_tag
 from pathlib import Path
 
 # name: (vectorise, amp, channels_last, compile)
@@ -27,10 +27,10 @@ def timed(fn, sync, warmup=None):
 
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--pairs", type=int, default=1000)
-    p.add_argument("--ss-samples", type=int, default=4096)
-    p.add_argument("--bnn-samples", type=int, default=512, help="networks timed (the paper's 8,192 scale linearly)")
-    p.add_argument("--bnn-batch", type=int, default=32, help="networks whose parameters are drawn at once (vmap with 128 ran out of an H100's 80 GB)")
+    p.add_argument("--pairs", type=number(int), default=1000)
+    p.add_argument("--ss-samples", type=number(int), default=4096)
+    p.add_argument("--bnn-samples", type=number(int), default=512, help="networks timed (the paper's 8,192 scale linearly)")
+    p.add_argument("--bnn-batch", type=number(int), default=32, help="networks whose parameters are drawn at once (vmap with 128 ran out of an H100's 80 GB)")
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, of {', '.join(VARIANTS)}")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None)
@@ -38,14 +38,12 @@ def main(argv=None):
     variants = [v for v in a.variants.split(",") if v]
     if not variants or any(v not in VARIANTS for v in variants):
         p.exit(2, f"rho_speed.py: --variants {a.variants!r}: choose among {', '.join(VARIANTS)}\n")
-    if min(a.pairs, a.ss_samples, a.bnn_samples, a.bnn_batch) < 1:
-        p.exit(2, "rho_speed.py: --pairs, --ss-samples, --bnn-samples and --bnn-batch must be positive\n")
+    dev = check_device("rho_speed.py", a.device)
+    out_file("rho_speed.py", a.out)                                # a user's file is never replaced, a folder refused, before any work
     import torch
     from ssbnn.prior import rho_linear, rho_network
     from ssbnn.models import ResNet20FRN
-    from ssbnn._utils import get_device, atomic_write, environment
-    from common import device_tag
-    dev = get_device(a.device)
+    from ssbnn._utils import atomic_write, environment
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     fa, fb = torch.randn(a.pairs, 512, device=dev), torch.randn(a.pairs, 512, device=dev)
     t_ss, _ = timed(lambda: rho_linear(fa, fb, n_samples=a.ss_samples, chunk=1024), sync)

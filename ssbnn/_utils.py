@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_utils.ipynb #343a2162
 from __future__ import annotations
-import contextlib, dataclasses, difflib, functools, hashlib, inspect, math, numbers, os, pickle, platform, shutil, signal, zipfile
+import contextlib, dataclasses, difflib, errno, functools, hashlib, inspect, math, numbers, os, pickle, platform, shutil, signal, zipfile
 from enum import Enum
 from pathlib import Path
 import torch
@@ -134,6 +134,11 @@ def atomic_write(path, write):
         write(tmp)
         with open(tmp, "rb") as fh: os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except (OSError, RuntimeError) as e:                           # torch's zip writer says a full disk as "unexpected pos"
+        full = getattr(e, "errno", None) in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT) or "inline_container" in str(e)
+        if not full and isinstance(e, RuntimeError): raise
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e).splitlines()[0]
+        raise OSError(getattr(e, "errno", None) or errno.EIO, f"could not write {path} ({why})" + ("; is the disk full?" if full else "")) from None
     finally:
         if tmp.exists(): tmp.unlink()
     return path

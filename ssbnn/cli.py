@@ -114,8 +114,8 @@ def make_parser() -> argparse.ArgumentParser:
     add_options(p, digits_setup, ["epochs", "batch_size", "device"], limits=PretrainConfig.LIMITS)
     add_options(p, EvalConfig, ["budgets", "seeds", "seed"])
     p.add_argument("--out", type=Path, default=None, help="output folder (default: a new folder under ssbnn-runs/)")
-    p.add_argument("--overwrite", action="store_true", help="start afresh in an --out that holds an earlier run: its results "
-                   "and pretraining checkpoint are replaced")
+    p.add_argument("--overwrite", action="store_true", help="start afresh in an --out that holds an earlier run: its results, "
+                   "model and pretraining checkpoint are removed before any work (an interrupted run then resumes without --overwrite)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -129,6 +129,10 @@ def _out_dir(out:Path|None, overwrite:bool, name:str="digits", command:str="ssbn
     if status is not None: status.on_failure(lambda: release_folder(path, existed))
     return path
 
+def _start_afresh(out:Path, *names:str):
+    "`--overwrite`: remove an earlier run's files (and folders) `names` from `out` before any work, so that an interrupted run resumes without it."
+    for name in names: shutil.rmtree(out/name) if (out/name).is_dir() else (out/name).unlink(missing_ok=True)
+
 def run(args, status:one_line_errors|None=None) -> Path:
     "Run the main job for parsed arguments; returns the output folder."
     get_device(args.device)                                   # every check that can be made now is made before pretraining
@@ -140,7 +144,7 @@ def run(args, status:one_line_errors|None=None) -> Path:
     except ValueError as e: raise ValueError(f"--batch-size: {e}") from None
     out = _out_dir(args.out, args.overwrite, status=status)
     ckpt = out/"pretrain.ckpt"
-    if args.overwrite: ckpt.unlink(missing_ok=True)          # a fresh run: an earlier pretraining is not resumed
+    if args.overwrite: _start_afresh(out, "pretrain.ckpt", "results.json", "report.md", "metrics_vs_labels.png", "model")
     print(f"ssbnn: writing to {out}" + (" (resuming pretraining)" if ckpt.exists() else ""), flush=True)
     try: result = run_evaluation(setup, cfg, progress=not args.quiet, checkpoint=ckpt, model_dir=out/"model")
     except ResumeError as e:                                  # this command's advice: it has no checkpoint path or resume_changing
@@ -212,7 +216,8 @@ def evaluate_parser() -> argparse.ArgumentParser:
                    "log-probabilities) go into OUT/predictions, e.g. ss-bnn: --merge forms SS-BNN ensembles from parts' kept predictions")
     add_options(p, digits_setup, ["device"])
     p.add_argument("--out", type=Path, default=None, help="output folder (default: a new folder under ssbnn-runs/)")
-    p.add_argument("--overwrite", action="store_true", help="replace results already in --out")
+    p.add_argument("--overwrite", action="store_true", help="start afresh in an --out that holds an earlier evaluation: its "
+                   "results and finished runs are removed before any work (an interrupted run then continues without --overwrite)")
     p.add_argument("--merge", type=Path, nargs="+", help="join the result folders of parts of one evaluation (other --seed, "
                    "--methods or --model) into --out, with the SS-BNN ensembles of their kept predictions, and stop")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -264,7 +269,7 @@ def evaluate_main(argv=None) -> int:
         cfg.label_counts(len(setup.data.y_train), setup.data.num_classes)
         out = _out_dir(a.out, a.overwrite, f"eval-{a.data}", "ssbnn-evaluate", status)
         partial = out/"partial.json"                             # finished runs: a killed evaluation continues from them
-        if a.overwrite: partial.unlink(missing_ok=True); shutil.rmtree(out/"predictions", ignore_errors=True)
+        if a.overwrite: _start_afresh(out, "partial.json", "predictions", "results.json", "tables.md", "evaluation.png")
         print(f"ssbnn-evaluate: {setup.data}; writing to {out}" + (" (continuing)" if partial.exists() else ""), flush=True)
         result = run_evaluation(setup, cfg, pretrained=models, progress=not a.quiet, partial=partial, predictions=out/"predictions")
         write_evaluation(result, out)

@@ -136,6 +136,7 @@ def claim_folder(out, # the folder a user named
     out = Path(out)
     if out.exists() and not out.is_dir(): raise ValueError(f"{flag} {out} is a file; give a folder")
     if out.is_dir():
+        remove_stale_temps(out/RUN_MARK)                              # a mark half-written by a run killed while claiming
         names = {p.name for p in out.iterdir()}
         legacy = "pretrain.ckpt" in names and replace_results         # a run folder of an older ssbnn, to resume
         if RUN_MARK not in names and names and not legacy:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_train.ipynb #b3c597b7
 from __future__ import annotations
-import math, os, time
+import hashlib, math, os, time
 from enum import Enum
 from dataclasses import dataclass, asdict
 from typing import ClassVar
@@ -22,8 +22,8 @@ from .elbo import ContrastiveELBO, make_task, MeanFieldLinear, task_elbo
 
 # %% auto #0
 __all__ = ['Optimizer', 'CompileMode', 'PretrainConfig', 'LARS', 'make_optimizer', 'warmup_cosine', 'default_alpha',
-           'LabelledTask', 'local_batch', 'TaskLoss', 'ResumeError', 'training_state', 'restore_training_state',
-           'OneProcess', 'NonFiniteLossError', 'pretrain', 'TensorBoardLog']
+           'LabelledTask', 'local_batch', 'TaskLoss', 'ResumeError', 'training_state', 'labelled_fingerprint',
+           'restore_training_state', 'OneProcess', 'NonFiniteLossError', 'pretrain', 'TensorBoardLog']
 
 # %% ../nbs/07_train.ipynb #5a76c2b0
 class Optimizer(str, Enum):
@@ -338,12 +338,21 @@ def _check_same_objective(state:dict, elbo:nn.Module, path):
     if made is not None and made != now:
         raise ResumeError(path, f"made with the objective {spec_text(made)}, not this run's {spec_text(now)}")
 
+def labelled_fingerprint(labelled:LabelledTask) -> dict:
+    "What SS-BNN*'s labelled data is, for checkpoints: its images' `data_fingerprint`, the SHA-256 of its labels and alpha."
+    y = labelled.y.detach().cpu().long().contiguous()
+    return {**data_fingerprint(labelled.x), "labels_sha256": hashlib.sha256(y.numpy().tobytes()).hexdigest(), "alpha": float(labelled.alpha)}
+
 def _check_same_data(state:dict, data:dict|None, path):
-    "Refuse to resume a checkpoint made on other unlabelled images (another subset, split or dataset)."
+    "Refuse to resume a checkpoint made on other unlabelled images (another subset, split or dataset), or other labelled ones (SS-BNN*)."
     made = state.get("data")                                     # checkpoints before 2026-11-26 do not say
     if made and data and made["sha256"] != data["sha256"]:
         raise ResumeError(path, f"made on other images ({made['size']} {made['dtype']} of shape {made['shape']}, sha256 {made['sha256'][:12]}) "
                                 f"than this run's ({data['size']} {data['dtype']}, sha256 {data['sha256'][:12]})")
+    was, now = (made or {}).get("labelled"), (data or {}).get("labelled")   # checkpoints before 2026-11-26 do not say
+    if was and now and was != now:
+        raise ResumeError(path, f"made with other labelled data for SS-BNN* ({was['size']} labelled images, alpha {was['alpha']:g}, labels "
+                                f"sha256 {was['labels_sha256'][:12]}) than this run's ({now['size']}, alpha {now['alpha']:g}, {now['labels_sha256'][:12]})")
 
 _KERNELS = ("fused", "foreach")             # how PyTorch's optimisers run their update, not what it computes
 
@@ -477,6 +486,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     encoder, head = run.prepare(encoder, head, config)
     x, mods, opt, sched, total = _setup(encoder, head, elbo, x, config, device, labelled)
     data = run.on_main(lambda: data_fingerprint(x)) if checkpoint is not None else None      # what a checkpoint resumes on
+    if data is not None and labelled is not None: data = {**data, "labelled": labelled_fingerprint(labelled)}
     m = local_batch(config.batch_size, run.world_size)
     shared, gen = run.generators(config.seed, device)
     step, history, good = 0, [], None

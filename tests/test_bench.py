@@ -149,6 +149,10 @@ def test_rho_speed_variants_agree_and_bad_variants_exit_2(tmp_path):
     bad = run("--variants", "vmap-fp32,vmap-fp64")
     assert bad.returncode == 2 and "choose among vmap-fp32" in bad.stderr.strip().splitlines()[-1]
     assert run("--bnn-batch", "0").returncode == 2
+    (tmp_path / "notes.txt").write_text("mine")
+    for out, said in ((tmp_path / "notes.txt", "is not a record of rho_speed.py"), (tmp_path, "is a folder")):   # refused before any work
+        r = run("--out", str(out)); assert r.returncode == 2 and said in r.stderr, r.stderr
+    assert (tmp_path / "notes.txt").read_text() == "mine"
     r = run("--variants", "vmap-fp32,one-by-one-fp32,one-by-one-fp32-channels-last-compiled", "--out", str(tmp_path / "r.json"))
     assert r.returncode == 0, r.stderr
     rec = json.loads((tmp_path / "r.json").read_text())
@@ -620,3 +624,14 @@ def test_out_file_replaces_only_the_scripts_own_records(tmp_path):
     assert out_file("laplace_predict.py", rec) == rec                                   # its own record: replaced
     with pytest.raises(SystemExit): out_file("prior_cifar.py", rec)                      # another script's: kept
     assert out_file("laplace_predict.py", tmp_path / "new" / "r.json").parent.is_dir()   # a new folder is made
+
+
+def test_ddp_overhead_checks_its_input_before_any_work(tmp_path):
+    "One line and exit 2 for a missing archive, bad --gpus or an --out that is a folder or a user's file; nothing is read or run first."
+    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "ddp_overhead.py"), *a], capture_output=True, text=True)
+    (tmp_path / "a.npz").write_bytes(b"not read"); (tmp_path / "notes.txt").write_text("mine")
+    for args, said in ((["--archive", str(tmp_path / "none.npz")], "does not exist"), (["--archive", str(tmp_path / "a.npz"), "--gpus", "x"], "--gpus x"),
+                       (["--archive", str(tmp_path / "a.npz"), "--out", str(tmp_path)], "is a folder"),
+                       (["--archive", str(tmp_path / "a.npz"), "--out", str(tmp_path / "notes.txt")], "is not a record of ddp_overhead.py")):
+        r = run(*args); assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and said in r.stderr, r.stderr
+    assert (tmp_path / "notes.txt").read_text() == "mine"
