@@ -85,14 +85,15 @@ def main(argv=None):
               "versions": {"ssbnn": ssbnn.__version__, "torch": torch.__version__, "jax": jax.__version__,
                            "haiku": haiku.__version__, "numpy": np.__version__, "python": platform.python_version()},
               "machine": platform.processor() or platform.machine()}
-    if a.out:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        a.out.write_text(json.dumps(record, indent=1) + "\n")
+    from ssbnn._utils import atomic_write                                 # each file whole or not at all
+    if a.out: atomic_write(a.out, lambda f: f.write_text(json.dumps(record, indent=1) + "\n"))
     if a.fixture:
-        a.fixture.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(a.fixture, names=np.array(names), shapes=np.array(shapes), seed=a.seed, var=a.var,
-                            draw_sum=sum(float(np.abs(v).sum()) for m in params.values() for v in m.values()),
-                            x=x[:4], **{f"logits_{k}": v[:4] for k, v in logits.items()})
+        arrays = dict(names=np.array(names), shapes=np.array(shapes), seed=a.seed, var=a.var,
+                      draw_sum=sum(float(np.abs(v).sum()) for m in params.values() for v in m.values()),
+                      x=x[:4], **{f"logits_{k}": v[:4] for k, v in logits.items()})
+        def write(f):
+            with open(f, "wb") as fh: np.savez_compressed(fh, **arrays)    # a file object: numpy adds no .npz to the temporary's name
+        atomic_write(a.fixture, write)
     print("passed" if record["passed"] else "FAILED")
     return 0 if record["passed"] else 1
 
