@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_report.ipynb #da56b809
 from __future__ import annotations
-import json, math, os, re, shutil, tempfile, time
+import errno, json, math, os, re, shutil, tempfile, time
 from pathlib import Path
 import numpy as np
 from ._utils import atomic_write, deferred_interrupt, remove_stale_temps
@@ -127,6 +127,22 @@ def _claimed_by(out:Path) -> str|None:
     m = re.match(r"written by ssbnn's (\S+);", (out/RUN_MARK).read_text()) if (out/RUN_MARK).is_file() else None
     return m and m.group(1)
 
+_HELD = {}   # the folders this process claimed: their marks, open and locked until it ends
+
+def _hold(out:Path, flag:str):
+    "Lock `out`'s mark for this process (the system frees it when the process ends, however); refuse one another live run holds."
+    try: import fcntl
+    except ImportError: return                                      # no flock (Windows): folders are not locked
+    key = str(out.resolve())
+    while key not in _HELD:
+        fh = open(out/RUN_MARK, "rb")
+        try: fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            raise ValueError(f"{flag} {out} is being written by another run right now; let it finish, or give another folder") from None
+        if os.fstat(fh.fileno()).st_ino == os.stat(out/RUN_MARK).st_ino: _HELD[key] = fh   # else a run that started with us replaced it
+        else: fh.close()
+
 def claim_folder(out, # the folder a user named
                  replace_results:bool=False, # an ssbnn folder that already holds results may be written again
                  flag:str="--out", # how the user named it, for messages
@@ -146,11 +162,17 @@ def claim_folder(out, # the folder a user named
             raise ValueError(f"{flag} {out} holds what {other} wrote, and {command} does not write over it; give another folder")
         if "results.json" in names and not replace_results:
             raise ValueError(f"{flag} {out} already holds results; give another folder, or pass --overwrite to replace them")
+    text = f"written by ssbnn's {command}; a folder with this file may be written again by {command}\n"
     try:
         out.mkdir(parents=True, exist_ok=True)
-        atomic_write(out/RUN_MARK, lambda p: p.write_text(f"written by ssbnn's {command}; a folder with this file may be written again by {command}\n"))
+        if not os.access(out, os.W_OK): raise PermissionError(errno.EACCES, "Permission denied")
+        mark = out/RUN_MARK
+        if mark.is_file(): _hold(out, flag)                         # first: a live run's folder is refused before anything changes
+        if not mark.is_file(): atomic_write(mark, lambda p: p.write_text(text))
+        elif mark.read_text() != text: mark.write_text(text)         # in place, under our lock: the lock stays on this file
     except OSError as e:
         raise ValueError(f"{flag} {out} cannot be written ({e.strerror or e}); give a writable folder") from None
+    _hold(out, flag)
     return out
 
 def new_run_folder(name:str, # what runs, e.g. 'digits'
@@ -172,6 +194,8 @@ def release_folder(out, # a folder `claim_folder` or `new_run_folder` took
     "Undo a claim the run did not use: where `out` holds only the mark, remove it, and the folder if the claim made it."
     out = Path(out)
     if not out.is_dir() or {p.name for p in out.iterdir()} != {RUN_MARK}: return
+    held = _HELD.pop(str(out.resolve()), None)
+    if held is not None: held.close()
     (out/RUN_MARK).unlink()
     if not existed: out.rmdir()
 
