@@ -137,7 +137,7 @@ def atomic_write(path, write):
     except (OSError, RuntimeError) as e:                           # torch's zip writer says a full disk as "unexpected pos"
         full = getattr(e, "errno", None) in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT) or "inline_container" in str(e)
         if not full and isinstance(e, RuntimeError): raise
-        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e).splitlines()[0]
+        why = e.strerror if isinstance(e, OSError) and e.strerror else (str(e).splitlines() or [type(e).__name__])[0]
         raise OSError(getattr(e, "errno", None) or errno.EIO, f"could not write {path} ({why})" + ("; is the disk full?" if full else "")) from None
     finally:
         if tmp.exists(): tmp.unlink()

@@ -12,7 +12,7 @@ from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits,
 from .train import PretrainConfig, TensorBoardLog, ResumeError
 from .features import KNNMonitor, save_features
 from .distributed import init_distributed, close_distributed
-from .report import table, claim_folder, new_run_folder, release_folder, read_parts
+from .report import table, claim_folder, new_run_folder, release_folder, unhold, read_parts
 from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
                                           write_evaluation, evaluation_tables, merge_evaluations)
@@ -83,7 +83,7 @@ class one_line_errors:
     def __init__(self, prog:str, interrupted:str="interrupted",
                  errors:tuple=INPUT_ERRORS, # the exceptions that are bad input (others keep their traceback)
                 ):
-        self.prog, self.interrupted, self.errors, self.code, self._undo = prog, interrupted, errors, 0, []
+        self.prog, self.interrupted, self.errors, self.code, self._undo, self._last = prog, interrupted, errors, 0, [], []
         self._once = one_interrupt(lambda: print(f"{prog}: stopping, please wait", file=sys.stderr))
 
     def __enter__(self):
@@ -93,9 +93,13 @@ class one_line_errors:
         "Call `undo()` if the block ends in an error or an interrupt (e.g. `release_folder`); the last given is called first."
         self._undo.append(undo)
 
+    def on_exit(self, last):
+        "Call `last()` however the block ends, after any `on_failure` calls (e.g. `unhold` the run's folder)."
+        self._last.append(last)
+
     def __exit__(self, kind, err, tb):
         try:
-            for undo in reversed(self._undo if kind is not None else []):
+            for undo in [*reversed(self._undo if kind is not None else []), *self._last]:
                 with contextlib.suppress(OSError): undo()
             if kind is not None and issubclass(kind, KeyboardInterrupt):
                 print(f"{self.prog}: {self.interrupted}", file=sys.stderr); self.code = 130; return True
@@ -126,7 +130,7 @@ def _out_dir(out:Path|None, overwrite:bool, name:str="digits", command:str="ssbn
     "The run's folder, claimed before any work: a new one under ssbnn-runs/, or `--out` if it is new, empty or `command`'s own."
     existed = out is not None and Path(out).exists()
     path = new_run_folder(name, command=command) if out is None else claim_folder(out, replace_results=overwrite, command=command)
-    if status is not None: status.on_failure(lambda: release_folder(path, existed))
+    if status is not None: status.on_failure(lambda: release_folder(path, existed)); status.on_exit(lambda: unhold(path))
     return path
 
 def _start_afresh(out:Path, *names:str):

@@ -105,7 +105,7 @@ def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
 
 def _say_unused_classes(c:int, *ys:Tensor):
     "Warn where labels leave classes below the largest unused: class counts taken as largest label + 1 include them."
-    if unused := sorted(set(range(c)) - set(torch.cat(ys).tolist())):
+    if unused := sorted(set(range(c)).difference(*(y.tolist() for y in ys))):   # tolist: y and y_val may be on different devices
         warn_user(f"no label is of class{'es' * (len(unused) > 1)} {_classes(unused)}, yet with num_classes left out the classes "
                   f"are 0..{c - 1} (the largest label + 1), and the model gives {'them' if len(unused) > 1 else 'it'} probability too; "
                   f"pass num_classes, or number the classes 0..C-1 (e.g. scikit-learn's LabelEncoder)")

@@ -7,12 +7,12 @@ from __future__ import annotations
 import errno, json, math, os, re, shutil, tempfile, time
 from pathlib import Path
 import numpy as np
-from ._utils import atomic_write, deferred_interrupt, remove_stale_temps
+from ._utils import deferred_interrupt, remove_stale_temps
 from .baselines import METHODS
 
 # %% auto #0
-__all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'claim_folder', 'new_run_folder', 'release_folder',
-           'write_results', 'merge_results', 'differing', 'read_parts']
+__all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'unhold', 'claim_folder', 'new_run_folder',
+           'release_folder', 'write_results', 'merge_results', 'differing', 'read_parts']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -127,21 +127,42 @@ def _claimed_by(out:Path) -> str|None:
     m = re.match(r"written by ssbnn's (\S+);", (out/RUN_MARK).read_text()) if (out/RUN_MARK).is_file() else None
     return m and m.group(1)
 
-_HELD = {}   # the folders this process claimed: their marks, open and locked until it ends
+_HELD = {}   # the folders this process holds: their marks, open and locked
 
-def _hold(out:Path, flag:str):
-    "Lock `out`'s mark for this process (the system frees it when the process ends, however); refuse one another live run holds."
+def _lock(fh) -> bool:
+    "flock `fh` for this process: False where another process holds it (True where the system has no flock: unlocked, as before)."
     try: import fcntl
-    except ImportError: return                                      # no flock (Windows): folders are not locked
-    key = str(out.resolve())
-    while key not in _HELD:
-        fh = open(out/RUN_MARK, "rb")
-        try: fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            fh.close()
-            raise ValueError(f"{flag} {out} is being written by another run right now; let it finish, or give another folder") from None
-        if os.fstat(fh.fileno()).st_ino == os.stat(out/RUN_MARK).st_ino: _HELD[key] = fh   # else a run that started with us replaced it
-        else: fh.close()
+    except ImportError: return True                                 # Windows
+    try: fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB); return True
+    except OSError as e: return e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)   # ENOLCK, EOPNOTSUPP: no locks there
+
+def _same_file(fh, path:Path) -> bool:
+    "Whether the open file `fh` is still the file at `path` (not removed, or removed and made again)."
+    try: a, b = os.fstat(fh.fileno()), os.stat(path)
+    except FileNotFoundError: return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+def _hold(out:Path, flag:str, text:str):
+    "Open (or make) `out`'s mark, lock it for this process, and write `text` in it; refuse a mark another live run holds."
+    mark, key = out/RUN_MARK, str(out.resolve())
+    fh = _HELD.get(key)
+    if fh is None or not _same_file(fh, mark):
+        if fh is not None: _HELD.pop(key).close()                   # the folder was removed and made again
+        while True:                                                 # never renamed onto: the lock stays on the file it names
+            fh = open(os.open(mark, os.O_RDWR | os.O_CREAT, 0o644), "r+")
+            if not _lock(fh):
+                fh.close()
+                raise ValueError(f"{flag} {out} is being written by another run right now; let it finish, or give another folder")
+            if _same_file(fh, mark): break
+            fh.close()                                              # given back and removed meanwhile: take the new one
+        _HELD[key] = fh
+    fh.seek(0)
+    if fh.read() != text: fh.seek(0); fh.truncate(); fh.write(text); fh.flush(); os.fsync(fh.fileno())
+
+def unhold(out):
+    "Unlock a folder this process claimed (its run is done); other runs may then claim it."
+    fh = _HELD.pop(str(Path(out).resolve()), None)
+    if fh is not None: fh.close()
 
 def claim_folder(out, # the folder a user named
                  replace_results:bool=False, # an ssbnn folder that already holds results may be written again
@@ -166,13 +187,9 @@ def claim_folder(out, # the folder a user named
     try:
         out.mkdir(parents=True, exist_ok=True)
         if not os.access(out, os.W_OK): raise PermissionError(errno.EACCES, "Permission denied")
-        mark = out/RUN_MARK
-        if mark.is_file(): _hold(out, flag)                         # first: a live run's folder is refused before anything changes
-        if not mark.is_file(): atomic_write(mark, lambda p: p.write_text(text))
-        elif mark.read_text() != text: mark.write_text(text)         # in place, under our lock: the lock stays on this file
+        _hold(out, flag, text)                                      # a live run's folder is refused before anything changes
     except OSError as e:
         raise ValueError(f"{flag} {out} cannot be written ({e.strerror or e}); give a writable folder") from None
-    _hold(out, flag)
     return out
 
 def new_run_folder(name:str, # what runs, e.g. 'digits'
@@ -194,10 +211,9 @@ def release_folder(out, # a folder `claim_folder` or `new_run_folder` took
     "Undo a claim the run did not use: where `out` holds only the mark, remove it, and the folder if the claim made it."
     out = Path(out)
     if not out.is_dir() or {p.name for p in out.iterdir()} != {RUN_MARK}: return
-    held = _HELD.pop(str(out.resolve()), None)
-    if held is not None: held.close()
     (out/RUN_MARK).unlink()
     if not existed: out.rmdir()
+    unhold(out)                                                      # last: no other run can take the mark before it is gone
 
 # %% ../nbs/12_report.ipynb #c4b66390
 def write_results(out, # the results folder (created if missing)
