@@ -14,12 +14,12 @@ from torch import Tensor
 from ._utils import check_number, warn_user
 
 # %% auto #0
-__all__ = ['check_images', 'check_labels', 'as_float', 'check_labelled', 'data_fingerprint', 'ImageSplits', 'load_digits_splits',
-           'labelled_subset', 'parse_budget', 'splits_from_arrays', 'load_cifar_splits', 'read_jpeg_archive',
-           'archive_splits', 'digits_as_ood', 'photo_patches', 'load_svhn']
+__all__ = ['to_tensor', 'check_images', 'check_labels', 'as_float', 'check_labelled', 'data_fingerprint', 'ImageSplits',
+           'load_digits_splits', 'labelled_subset', 'parse_budget', 'splits_from_arrays', 'load_cifar_splits',
+           'read_jpeg_archive', 'archive_splits', 'digits_as_ood', 'photo_patches', 'load_svhn']
 
 # %% ../nbs/01_data.ipynb #c57bd055
-def _to_tensor(a, name:str) -> Tensor:
+def to_tensor(a, name:str) -> Tensor:
     "Turn a numpy array or tensor into a tensor, naming `name` in the error otherwise."
     if isinstance(a, np.ndarray): return torch.from_numpy(np.ascontiguousarray(a))
     if isinstance(a, Tensor): return a
@@ -31,7 +31,7 @@ def _to_tensor(a, name:str) -> Tensor:
 def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
     "Return `x` as a float32 tensor `(N,C,H,W)` in [0,1] (uint8 is scaled by 1/255, or kept with `keep_uint8`), or raise a clear error."
     numpy = isinstance(x, np.ndarray)                          # the hints name numpy's calls for numpy arrays
-    x = _to_tensor(x, name)
+    x = to_tensor(x, name)
     if x.ndim and len(x) == 0: raise ValueError(f"{name} holds no images (shape {tuple(x.shape)}); give at least one")
     if x.ndim != 4:
         one = " one image (C, H, W)? add a batch axis, x[None];" if x.ndim == 3 and x.shape[0] in (1, 3) else ""
@@ -58,7 +58,7 @@ def check_labels(y, n:int|None=None, num_classes:int|None=None, name:str="y") ->
     if isinstance(y, np.ndarray) and y.dtype.kind not in "biuf":         # strings, or a mixture
         raise TypeError(f"{name} must hold integer class indices, got {y.dtype} values; map class names to 0..C-1 first "
                         f"(e.g. scikit-learn's LabelEncoder)")
-    y = _to_tensor(y, name)
+    y = to_tensor(y, name)
     if y.is_floating_point() or y.dtype == torch.bool:
         raise TypeError(f"{name} must hold integer class indices, got dtype {y.dtype}")
     if y.ndim != 1: raise ValueError(f"{name} must be 1-D (N,), got shape {tuple(y.shape)}")
@@ -212,7 +212,7 @@ def splits_from_arrays(x, y, # images (N,H,W,C) or (N,C,H,W), uint8 or float in 
                        num_classes:int|None=None, # default: largest label + 1
                        name:str="data") -> ImageSplits:
     "Stratified, seeded train / validation / test splits of labelled image arrays; uint8 images stay uint8."
-    x = check_images(_chw(_to_tensor(x, "x")), keep_uint8=True)
+    x = check_images(_chw(to_tensor(x, "x")), keep_uint8=True)
     y = check_labels(y, n=len(x))
     c = num_classes or int(y.max()) + 1
     if val + test >= len(y): raise ValueError(f"val + test = {val + test} leaves no training images out of {len(y)}")

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import torch
 from torch import Tensor
-from .data import check_labels, _to_tensor
+from .data import check_labels, to_tensor
 
 # %% auto #0
 __all__ = ['accuracy', 'nll', 'ece', 'reliability', 'plot_reliability', 'predictive_entropy', 'ood_auroc', 'confidence',
@@ -15,7 +15,7 @@ __all__ = ['accuracy', 'nll', 'ece', 'reliability', 'plot_reliability', 'predict
 # %% ../nbs/05_metrics.ipynb #6c5e9a6e
 def _check_probs(probs:Tensor, y:Tensor|None=None) -> tuple:
     "Check that `probs` is (N,C) and matches the labels `y`; returns both as tensors (numpy arrays are converted)."
-    probs = _to_tensor(probs, "probabilities")
+    probs = to_tensor(probs, "probabilities")
     if probs.ndim != 2: raise ValueError(f"probabilities must have shape (N, C), got {tuple(probs.shape)}")
     if y is not None: y = check_labels(y, n=len(probs), num_classes=probs.shape[1])
     if probs.numel():                                        # logits are the usual mistake: they give an ECE above 1
@@ -111,8 +111,8 @@ def knn_predict(train_features:Tensor, # (N,dim) features of the memory bank
                 t:float=0.1, # temperature of the vote weights
                 batch_size:int=1000) -> Tensor:
     "Class scores `(M,C)` of a cosine-similarity kNN with exp(sim/t)-weighted votes."
-    bank = torch.nn.functional.normalize(_to_tensor(train_features, "train_features").float(), dim=1)
-    yb, features = _to_tensor(train_y, "train_y").to(bank.device), _to_tensor(features, "features")
+    bank = torch.nn.functional.normalize(to_tensor(train_features, "train_features").float(), dim=1)
+    yb, features = to_tensor(train_y, "train_y").to(bank.device), to_tensor(features, "features")
     out = []
     for i in range(0, len(features), batch_size):
         q = torch.nn.functional.normalize(features[i:i + batch_size].float().to(bank.device), dim=1)
@@ -124,6 +124,6 @@ def knn_predict(train_features:Tensor, # (N,dim) features of the memory bank
 # %% ../nbs/05_metrics.ipynb #aa31e66b
 def knn_accuracy(train_features:Tensor, train_y:Tensor, features:Tensor, y:Tensor, k:int=200, t:float=0.1) -> float:
     "Accuracy of the weighted kNN classifier of `knn_predict`."
-    train_y, y = _to_tensor(train_y, "train_y"), _to_tensor(y, "y")
+    train_y, y = to_tensor(train_y, "train_y"), to_tensor(y, "y")
     c = int(max(train_y.max(), y.max())) + 1
     return (knn_predict(train_features, train_y, features, c, k, t).argmax(1).cpu() == y.cpu()).double().mean().item()
