@@ -15,7 +15,7 @@ from .distributed import init_distributed, close_distributed
 from .report import table, claim_folder, new_run_folder, release_folder, unhold, read_parts
 from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
-                                          write_evaluation, evaluation_tables, merge_evaluations)
+                                          write_evaluation, evaluation_tables, merge_evaluations, MAIN_JOB_FILES, EVALUATION_FILES)
 from .experiments.cifar import cifar_ssbnn, RECIPE_TAU_P, PAPER_TAU_P, paper_tau_p
 from .elbo import NTXent
 from .models import DigitsCNN, ProjectionHead
@@ -148,7 +148,7 @@ def run(args, status:one_line_errors|None=None) -> Path:
     except ValueError as e: raise ValueError(f"--batch-size: {e}") from None
     out = _out_dir(args.out, args.overwrite, status=status)
     ckpt = out/"pretrain.ckpt"
-    if args.overwrite: _start_afresh(out, "pretrain.ckpt", "results.json", "report.md", "metrics_vs_labels.png", "model")
+    if args.overwrite: _start_afresh(out, "pretrain.ckpt", "model", *MAIN_JOB_FILES)
     print(f"ssbnn: writing to {out}" + (" (resuming pretraining)" if ckpt.exists() else ""), flush=True)
     try: result = run_evaluation(setup, cfg, progress=not args.quiet, checkpoint=ckpt, model_dir=out/"model")
     except ResumeError as e:                                  # this command's advice: it has no checkpoint path or resume_changing
@@ -273,7 +273,7 @@ def evaluate_main(argv=None) -> int:
         cfg.label_counts(len(setup.data.y_train), setup.data.num_classes)
         out = _out_dir(a.out, a.overwrite, f"eval-{a.data}", "ssbnn-evaluate", status)
         partial = out/"partial.json"                             # finished runs: a killed evaluation continues from them
-        if a.overwrite: _start_afresh(out, "partial.json", "predictions", "results.json", "tables.md", "evaluation.png")
+        if a.overwrite: _start_afresh(out, "partial.json", "predictions", *EVALUATION_FILES)
         print(f"ssbnn-evaluate: {setup.data}; writing to {out}" + (" (continuing)" if partial.exists() else ""), flush=True)
         result = run_evaluation(setup, cfg, pretrained=models, progress=not a.quiet, partial=partial, predictions=out/"predictions")
         write_evaluation(result, out)

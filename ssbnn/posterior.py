@@ -458,6 +458,12 @@ def state_dict(self:LaplacePosterior) -> dict:
             "prior_precision": self.prior_precision_, "readout_precision": self.readout_precision_,
             "search": None if self.search_ is None else self.search_._asdict()}
 
+def _laplace_from_state(head:nn.Linear, hessian, state:dict):
+    "laplace-torch's fitted approximation around the MAP readout `head`, from its `state_dict`, on the head's device."
+    la = make_laplace(head.requires_grad_(False), hessian)
+    la.load_state_dict({k: v.to(head.weight.device) if torch.is_tensor(v) else v for k, v in state.items()})
+    return la
+
 @patch
 def load_state_dict(self:LaplacePosterior, state:dict, device=None) -> LaplacePosterior:
     "Restore a fitted posterior from `state_dict` (onto `device`, default the CPU); returns self."
@@ -466,8 +472,7 @@ def load_state_dict(self:LaplacePosterior, state:dict, device=None) -> LaplacePo
     self.probe, self.grid = ProbeConfig(**state["probe"]), PriorGrid(**state["grid"])
     head = nn.Linear(w.shape[1], w.shape[0]).to(device or "cpu", w.dtype)
     head.load_state_dict(state["head"])
-    la = make_laplace(head.requires_grad_(False), self.hessian)
-    la.load_state_dict({k: v.to(head.weight.device) if torch.is_tensor(v) else v for k, v in state["laplace"].items()})
+    la = _laplace_from_state(head, self.hessian, state["laplace"])
     search = state.get("search")                              # absent from states saved before it was kept
     self.head_, self._la, self.search_ = head, la, None if search is None else PriorSearch(**search)
     self.prior_precision_, self.readout_precision_ = state["prior_precision"], state["readout_precision"]
@@ -485,9 +490,7 @@ def __getstate__(self:LaplacePosterior) -> dict:
 def __setstate__(self:LaplacePosterior, state:dict):
     "Restore pickled attributes, rebuilding laplace-torch's object around the MAP readout."
     self.__dict__.update(state)
-    if isinstance(state.get("_la"), dict):
-        self._la = make_laplace(self.head_.requires_grad_(False), self.hessian)
-        self._la.load_state_dict(state["_la"])
+    if isinstance(state.get("_la"), dict): self._la = _laplace_from_state(self.head_, self.hessian, state["_la"])
 
 # %% ../nbs/09_posterior.ipynb #6ce3a21e
 @rebuildable

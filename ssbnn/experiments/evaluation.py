@@ -26,11 +26,11 @@ from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
 # %% auto #0
-__all__ = ['POOLED', 'ENSEMBLES', 'LAPLACE_PAIRS', 'Setup', 'digits_setup', 'cifar10_setup', 'predict_all', 'scored', 'score',
-           'prediction_file', 'save_predictions', 'load_predictions', 'EvalConfig', 'labelled', 'done_records',
-           'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note', 'evaluation_tables',
-           'corruption_note', 'pretraining_line', 'write_evaluation', 'merge_evaluations', 'ensembles_of_parts',
-           'laplace_table', 'main_report', 'write_main_job']
+__all__ = ['POOLED', 'EVALUATION_FILES', 'ENSEMBLES', 'LAPLACE_PAIRS', 'MAIN_JOB_FILES', 'Setup', 'digits_setup', 'cifar10_setup',
+           'predict_all', 'scored', 'score', 'prediction_file', 'save_predictions', 'load_predictions', 'EvalConfig',
+           'labelled', 'done_records', 'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note',
+           'evaluation_tables', 'corruption_note', 'pretraining_line', 'write_evaluation', 'merge_evaluations',
+           'ensembles_of_parts', 'laplace_table', 'main_report', 'write_main_job']
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #3f8c0a6c
 @dataclass
@@ -385,6 +385,8 @@ def pretraining_line(meta:dict) -> str:
     if any("*" in m for m in c["methods"]): line += f"; SS-BNN*: {say(star['epochs'], star['batch_size'], star.get('weight_decay'))}, per labelled subset"
     return line + ".\n\n"
 
+EVALUATION_FILES = ("results.json", "tables.md", "evaluation.png")   # what `write_evaluation` writes
+
 def write_evaluation(result:dict, out) -> Path:
     "Write results.json, tables.md and evaluation.png (each metric against the number of labels) into the folder `out`."
     recs, m = result["records"], result["meta"]
@@ -392,7 +394,7 @@ def write_evaluation(result:dict, out) -> Path:
             f"wall time {m['total_seconds']:.0f} s. Settings in results.json.\n\n{pretraining_line(m)}{corruption_note(m['config'])}")
     keys = [k for k in ("accuracy", "nll", "ece", "c_accuracy", "ood_auroc") if k in recs[0]]
     return write_results(out, result, head + evaluation_tables(recs) + "\n\n![metrics vs labels](evaluation.png)\n",
-                         plot(recs, keys), ("results.json", "tables.md", "evaluation.png"))
+                         plot(recs, keys), EVALUATION_FILES)
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #266c348a
 def _eval_protocol(meta:dict) -> dict:
@@ -530,6 +532,8 @@ def main_report(result:dict) -> str:
     tables = "\n\n".join(filter(None, [table(result["records"], k) for k in ("nll", "accuracy", "ece")] + [pretraining_note(result["records"])]))
     return f"{head}\n{tables}\n\n{laplace_table(result['records'])}\n\n![metrics vs labels](metrics_vs_labels.png)\n"
 
+MAIN_JOB_FILES = ("results.json", "report.md", "metrics_vs_labels.png")   # what `write_main_job` writes
+
 def write_main_job(result:dict, out) -> Path:
     "Write results.json, report.md and metrics_vs_labels.png into the folder `out`; returns the folder."
-    return write_results(out, result, main_report(result), plot(result["records"]), ("results.json", "report.md", "metrics_vs_labels.png"))
+    return write_results(out, result, main_report(result), plot(result["records"]), MAIN_JOB_FILES)
