@@ -20,9 +20,9 @@
 #   modes   (~6 min)  10 epochs of the recipe under each torch.compile mode (PretrainConfig.compile_mode), same seed: s/epoch each
 #   optim   (~3 min)  10 epochs of the recipe with the LARS update eager and compiled (PretrainConfig.fused_optimizer), same
 #                     seed: s/epoch each, and where a step's time goes with it compiled (profile.json: Optimizer.step#LARS.step)
-#   sweep   (~7 min)  50-epoch sweep points on the recipe (tau_p 4 since 2026-11-24, weight decay 5e-4 since 2026-11-26): the
-#                     decay either side of 5e-4 (1e-3 and 1e-5; the paper's 1e-6 is recorded as taup4), then peak rate 2.4
-#                     (the paper's 0.6; solo-learn's SimCLR runs 1.6-2.4 at batch 1,024); about 2.2 min a point;
+#   sweep   (~3 min)  50-epoch sweep points on the recipe (tau_p 4 since 2026-11-24, weight decay 5e-4 since 2026-11-26): what
+#                     issue 13 named and no record has, SimCLR's 2048-wide head with the recipe's clipping, and task size M
+#                     500 (the paper's appendix C: 0.81 / 0.80 at M 500 / 1000); 1-1.5 min a point once compiled;
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
 #   long    (~6 min)  the recipe (RECIPE: flags that change it, e.g. '--ntxent-tau 0.2' for SimCLR's loss; RECIPE=best: the best
 #                     SS-BNN point recorded by `sweep`, on the warm machine or in bench/results; POINT='NAME SETTINGS': a point
@@ -154,7 +154,7 @@ optim)
   step timeout "$(lim 570)" python3 bench/compile_cache.py bench/pretrain_cifar.py --archive "$ARCHIVE" --epochs 10 --budgets "" --profile-steps 20 --fused-optimizer \
       --out-dir "$OUT/optim" --point eager fused_optimizer=0 --point fused fused_optimizer=1 ;;
 sweep)
-  read -r -a pts <<< "${POINTS:-wd1e-3 weight_decay=1e-3 wd1e-5 weight_decay=1e-5 lr2.4 lr=2.4}"
+  read -r -a pts <<< "${POINTS:-head2048 head_width=2048 m500 batch_size=500}"
   args=(); for ((i = 0; i < ${#pts[@]}; i += 2)); do args+=(--point "${pts[i]}" "${pts[i+1]}"); done
   for ((i = 0; i < ${#pts[@]}; i += 2)); do          # a point recorded already is skipped
     [ -f "bench/results/sweep_cifar10_50ep/${pts[i]}.json" ] && cp -n "bench/results/sweep_cifar10_50ep/${pts[i]}.json" "$KEEP/sweep/"

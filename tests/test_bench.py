@@ -448,7 +448,7 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     text = (ROOT / "bench" / "gpu_pieces.sh").read_text()
     points = text.split('POINTS:-')[1].split('}')[0].split()
     for name, setting in zip(points[::2], points[1::2]): bench["parse_point"](setting, bench["known_settings"]())
-    assert len(points) == 6 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
+    assert points and len(points) % 2 == 0 and os.path.exists(tmp_path / "keep" / "rho" / "rho_speed.json")
     peer = [c for c in commands if "peer_simclr.py" in c]                            # the simclr-sgd point's warm-up: a tenth, at most 10
     assert "--epochs 50 --warmup-epochs 5 --decay weights --knn-every 5 --out" in peer[0] and peer[0].endswith("/peer/peer_simclr_cifar10_50ep.json")
     assert "--epochs 200 --warmup-epochs 10 --decay weights --knn-every 5 --joint-bn --knn-every 20" in peer[1] and peer[1].endswith("_200ep_jointbnknnevery20.json")
