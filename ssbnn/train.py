@@ -38,6 +38,10 @@ class CompileMode(str, Enum):
     AUTOTUNE = "max-autotune-no-cudagraphs"                     # also autotunes the generated kernels' launch settings and GEMM/conv templates
     GRAPHS = "reduce-overhead"                                  # replays the step as a CUDA graph: no per-kernel launch cost
 
+    def compile_kw(self) -> dict:
+        "`torch.compile`'s arguments for the step: this mode, and static shapes (one graph per task size, never a dynamic one)."
+        return dict(mode=None if self is CompileMode.DEFAULT else self.value, dynamic=False)
+
 @dataclass
 class PretrainConfig:
     "Settings of contrastive pretraining; the defaults suit the digits data on a laptop CPU."
@@ -499,7 +503,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     if device.type == "cuda": _fast_cuda()
     if config.compile and device.type == "cuda":
         mode = as_option(CompileMode, config.compile_mode, "compile_mode")
-        task = torch.compile(task, mode=None if mode is CompileMode.DEFAULT else mode.value)   # the step: one graph
+        task = torch.compile(task, **mode.compile_kw())                                    # the step: one graph
         augment = compiled_augment(augment)                                                 # the augmentation: its own
     every = max(1, round(config.monitor_every * len(x) / config.batch_size)) if config.monitor_every else total
     ws = _split_decay([encoder])[0]                                # the encoder's weights, whose steps the history follows
