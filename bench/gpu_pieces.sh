@@ -20,9 +20,10 @@
 #   modes   (~6 min)  10 epochs of the recipe under each torch.compile mode (PretrainConfig.compile_mode), same seed: s/epoch each
 #   optim   (~3 min)  10 epochs of the recipe with the LARS update eager and compiled (PretrainConfig.fused_optimizer), same
 #                     seed: s/epoch each, and where a step's time goes with it compiled (profile.json: Optimizer.step#LARS.step)
-#   sweep   (~3 min)  50-epoch sweep points on the recipe (tau_p 4 since 2026-11-24, weight decay 5e-4 since 2026-11-26): what
+#   sweep   (~5 min)  50-epoch sweep points on the recipe (tau_p 4 since 2026-11-24, weight decay 5e-4 since 2026-11-26): what
 #                     issue 13 named and no record has, SimCLR's 2048-wide head with the recipe's clipping, and task size M
-#                     500 (the paper's appendix C: 0.81 / 0.80 at M 500 / 1000); 1-1.5 min a point once compiled;
+#                     500 at the same peak rate per step (the paper's appendix C, which does not say it rescaled the rate:
+#                     0.81 / 0.80 at M 500 / 1000); 1-1.5 min a point once compiled, 1-1.5 more to compile a new shape;
 #                     POINTS="name settings ..." replaces them; a point already recorded is skipped (copy earlier ones back in)
 #   long    (~6 min)  the recipe (RECIPE: flags that change it, e.g. '--ntxent-tau 0.2' for SimCLR's loss; RECIPE=best: the best
 #                     SS-BNN point recorded by `sweep`, on the warm machine or in bench/results; POINT='NAME SETTINGS': a point

@@ -87,6 +87,12 @@ def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_
     (old / "d.json").write_text(json.dumps({"point": "d", "method": "ss-bnn", "knn_accuracy": 0.8, "settings": {"lr": 2.4},
                                             "optimizer": "lars", "lr": 2.4, "weight_decay": 5e-4}))
     assert bench["best_point"]([old]) == ("d", {"lr": 2.4, "optimizer": "lars", "weight_decay": 5e-4})   # as it ran, whatever today's recipe
+    run = {"method": "ss-bnn", "optimizer": "lars", "lr": 0.6}
+    for name, knn, settings in (("e", 0.79, {"weight_decay": 1e-3}), ("e-s1", 0.83, {"weight_decay": 1e-3, "seed": 1}), ("f", 0.805, {"weight_decay": 2e-3})):
+        (old / f"{name}.json").write_text(json.dumps({"point": name, "knn_accuracy": knn, "settings": settings, **run, **settings}))
+    assert bench["best_point"]([old]) == ("e", {"weight_decay": 1e-3, "optimizer": "lars", "lr": 0.6})   # e's seeds' mean 0.81 beats d's 0.8 and f's 0.805
+    (old / "e-s1.json").unlink()
+    assert bench["best_point"]([old])[0] == "f"                                            # seed 0 alone: 0.79
     (tmp_path / "empty").mkdir()
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", "x.npz", "--best-of",
                         str(tmp_path / "empty"), "--out-dir", str(tmp_path / "o")], capture_output=True, text=True)
