@@ -135,6 +135,7 @@ class LARS(torch.optim.Optimizer):
                                       trust_coefficient=trust_coefficient, eps=eps, lars=True, clip=clip))
         self.update = _lars_update if compile_kw is None else torch.compile(_lars_update, **compile_kw)
         self.lr_tensors = {}                                                # compiled: group index -> its rate, a 0-d tensor
+        self.scratch = {}                                                   # parameter -> its update before momentum: not state
 
     @property
     def compiled(self) -> bool: return self.update is not _lars_update
@@ -154,11 +155,17 @@ class LARS(torch.optim.Optimizer):
         for i, g in enumerate(self.param_groups):
             ps = [p for p in g["params"] if p.grad is not None]
             if not ps: continue
-            d = [self.state[p].setdefault("update", torch.empty_like(p)) for p in ps]        # allocated once
-            bufs = [self.state[p].setdefault("momentum_buffer", torch.zeros_like(p)) for p in ps]
+            d, bufs = self._buffers(ps)
             self.update(ps, [p.grad for p in ps], d, bufs, self._lr(i, g["lr"], ps[0]), g["weight_decay"], g["momentum"],
                         g["trust_coefficient"], g["eps"], g["lars"], g["clip"])
         return loss
+
+    def _buffers(self, ps:list) -> tuple[list, list]:
+        "The scratch and momentum buffers of `ps`, made at their first step only; the scratch is kept out of `state`, so a checkpoint holds momentum alone."
+        for p in ps:
+            if p not in self.scratch: self.scratch[p] = torch.empty_like(p)
+            if "momentum_buffer" not in self.state[p]: self.state[p]["momentum_buffer"] = torch.zeros_like(p)
+        return [self.scratch[p] for p in ps], [self.state[p]["momentum_buffer"] for p in ps]
 
     @torch.no_grad()
     def capped(self) -> Tensor|None:
@@ -174,10 +181,11 @@ class LARS(torch.optim.Optimizer):
         return torch.cat(hit).float().mean() if hit else None
 
     def __setstate__(self, state):
-        "Groups saved before `clip` existed load with it off; a copy (pickled, deep-copied) updates eagerly."
+        "Groups saved before `clip` existed load with it off, scratch saved in `state` by older versions is dropped; a copy (pickled, deep-copied) updates eagerly."
         super().__setstate__(state)
         for g in self.param_groups: g.setdefault("clip", False)
-        self.__dict__.setdefault("update", _lars_update); self.__dict__.setdefault("lr_tensors", {})
+        for s in self.state.values(): s.pop("update", None)
+        for k, v in dict(update=_lars_update, lr_tensors={}, scratch={}).items(): self.__dict__.setdefault(k, v)
 
 # %% ../nbs/07_train.ipynb #c564480d
 _NORMS = (nn.modules.batchnorm._NormBase, nn.GroupNorm, nn.LayerNorm, FRN)   # layers whose parameters LARS leaves alone
