@@ -317,6 +317,37 @@ def test_gpu_pieces_keep_what_later_calls_read_outside_the_emptied_out(tmp_path)
     assert "--best-of " + str(tmp_path / "keep" / "sweep") in (tmp_path / "log").read_text().splitlines()[-1]
 
 
+def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_path):
+    "tools/file_eval_parts.sh: a part a device call returned is filed once, whole, its predictions unpacked and git-ignored; a cut-off, clashing or incomplete part is refused."
+    import shutil
+    name, env = "eval_cifar10_ss-bnn-ss-map_s0_m2", dict(SEEDS="2", FIRST_SEED="0", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")
+    def file(*folders, into="parts"):
+        return subprocess.run(["bash", str(ROOT / "tools" / "file_eval_parts.sh"), *map(str, folders)], capture_output=True, text=True,
+                              env={**os.environ, "INTO": str(tmp_path / into)})
+    _, out = _piece(tmp_path, "evaluate", **env)                              # cut off by its call: partial.json only
+    shutil.copytree(out, tmp_path / "cut")
+    r = file(tmp_path / "cut")
+    assert r.returncode == 1 and "holds no results.json" in r.stdout and not (tmp_path / "parts").exists(), r.stdout + r.stderr
+    _, out = _piece(tmp_path, "evaluate", **env)                              # the next call finishes it
+    r = file(out)
+    assert r.returncode == 0 and "1 part(s) filed" in r.stdout and "--merge" in r.stdout, r.stdout + r.stderr
+    part = tmp_path / "parts" / name
+    assert sorted(p.name for p in part.iterdir()) == ["evaluation.png", "predictions", "results.json", "tables.md"]
+    made = tmp_path / "keep" / "evaluate" / name / "predictions"                # what the evaluation wrote on the machine
+    assert sorted(p.name for p in (part / "predictions").iterdir()) == sorted(p.name for p in made.iterdir()) != []
+    assert all((part / "predictions" / p.name).read_bytes() == p.read_bytes() for p in made.iterdir())
+    assert "filed already" in file(out).stdout
+    (out / "evaluate" / name / "results.json").write_text('{"records": [1]}')    # another session's result under the same name
+    r = file(out)
+    assert r.returncode == 1 and "holds another result" in r.stdout
+    max(out.glob("evaluate/*/predictions.tar.*")).unlink()                     # a tar part that did not come back
+    r = file(out, into="other")
+    assert r.returncode == 1 and "do not make a whole tar" in r.stdout and list((tmp_path / "other").iterdir()) == [], r.stdout
+    assert subprocess.run(["bash", str(ROOT / "tools" / "file_eval_parts.sh")], capture_output=True).returncode == 2
+    ignored = subprocess.run(["git", "check-ignore", "-q", f"bench/results/eval_cifar10_parts/{name}/predictions/ss-bnn_50_s0.npz"], cwd=ROOT)
+    assert ignored.returncode == 0                                            # kept here, not committed
+
+
 def test_gpu_pieces_return_new_compile_artifacts_once(tmp_path):
     "Artifacts a piece's processes compiled come back once, beside its records; carried ones are used, not returned."
     carried = tmp_path / "carried" / "H100"; carried.mkdir(parents=True); (carried / "pretrain_main-old.bin").write_text("old")

@@ -297,12 +297,12 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
             sub = labelled(setup, cfg, n, cfg.seed + k, _turn(ss, k, turn), progress)
             for method in todo:
                 t = time.time(); fitted = METHODS[method].fit(sub); t = time.time() - t
-                probs = predict_all(fitted.predict_proba, d, corrupted, setup.ood if cfg.ood else None)
+                tp = time.time(); probs = predict_all(fitted.predict_proba, d, corrupted, setup.ood if cfg.ood else None); tp = time.time() - tp
                 r = scored(probs, d.y_test)
                 if method in cfg.keep_predictions: save_predictions(prediction_file(predictions, method, n, cfg.seed + k), probs, d.y_test, images)
                 info = fitted.info() if hasattr(fitted, "info") else {}
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
-                records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t})
+                records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t, "predict_seconds": tp})
                 if partial is not None:
                     atomic_write(partial, lambda p: p.write_text(json.dumps({"config": _settings(cfg), "inputs": inputs, "records": records}, default=str)))
     own = [{**_recipe(getattr(m, "config_", None)), "prior_std": getattr(getattr(m, "elbo", None), "prior_std", None)} for m in ss]   # as given models say, not the setup
