@@ -231,11 +231,15 @@ def write_results(out, # the results folder (created if missing)
         (tmp/names[1]).write_text(markdown)
         if figure is not None: figure.savefig(tmp/names[2], dpi=110, format="png"); plt.close(figure)
         (tmp/names[0]).write_text(json.dumps(result, indent=1, default=str))
+        for n in names:
+            if (tmp/n).exists():
+                with open(tmp/n, "rb") as fh: os.fsync(fh.fileno())
         with deferred_interrupt():
-            for n in (*names[1:], names[0]):
-                if (tmp/n).exists():
-                    with open(tmp/n, "rb") as fh: os.fsync(fh.fileno())
-                    os.replace(tmp/n, out/n)
+            (out/names[0]).unlink(missing_ok=True)                      # from here the folder holds no whole set, and says so
+            for n in names[1:]:
+                if (tmp/n).exists(): os.replace(tmp/n, out/n)
+                else: (out/n).unlink(missing_ok=True)                   # an earlier set's file that this set lacks
+            os.replace(tmp/names[0], out/names[0])
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return out
 
