@@ -181,11 +181,12 @@ class LARS(torch.optim.Optimizer):
         return torch.cat(hit).float().mean() if hit else None
 
     def __setstate__(self, state):
-        "Groups saved before `clip` existed load with it off, scratch saved in `state` by older versions is dropped; a copy (pickled, deep-copied) updates eagerly."
+        "Groups saved before `clip` existed load with it off, scratch saved in `state` by older versions is dropped and the scratch made anew; a copy (pickled, deep-copied) updates eagerly."
         super().__setstate__(state)
         for g in self.param_groups: g.setdefault("clip", False)
         for s in self.state.values(): s.pop("update", None)
-        for k, v in dict(update=_lars_update, lr_tensors={}, scratch={}).items(): self.__dict__.setdefault(k, v)
+        self.scratch = {}                                                   # a loaded state's tensors may have another dtype or device
+        for k, v in dict(update=_lars_update, lr_tensors={}).items(): self.__dict__.setdefault(k, v)
 
 # %% ../nbs/07_train.ipynb #c564480d
 _NORMS = (nn.modules.batchnorm._NormBase, nn.GroupNorm, nn.LayerNorm, FRN)   # layers whose parameters LARS leaves alone
