@@ -337,13 +337,27 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
     assert sorted(p.name for p in (part / "predictions").iterdir()) == sorted(p.name for p in made.iterdir()) != []
     assert all((part / "predictions" / p.name).read_bytes() == p.read_bytes() for p in made.iterdir())
     assert "filed already" in file(out).stdout
-    (out / "evaluate" / name / "results.json").write_text('{"records": [1]}')    # another session's result under the same name
+    runs = [{"method": "ss-bnn", "labels": 50, "seed": k} for k in range(4)] + [{"method": "ss-map", "labels": 50, "seed": 0}]
+    kept = {"records": runs, "meta": {"config": {"keep_predictions": ["ss-bnn"]}}}
+    (out / "evaluate" / name / "results.json").write_text(json.dumps(kept))       # another session's result under the same name
     r = file(out)
     assert r.returncode == 1 and "holds another result" in r.stdout
+    assert file(out, into="kept").returncode == 0                             # every kept run has its predictions; ss-map's are not kept
+    kept["records"].append({"method": "ss-bnn", "labels": 500, "seed": 0})
+    (out / "evaluate" / name / "results.json").write_text(json.dumps(kept))
+    r = file(out, into="short")                                                # a kept run without its file: refused, nothing filed
+    assert r.returncode == 1 and "kept predictions missing (ss-bnn_500_s0.npz)" in r.stdout and list((tmp_path / "short").iterdir()) == [], r.stdout
     max(out.glob("evaluate/*/predictions.tar.*")).unlink()                     # a tar part that did not come back
     r = file(out, into="other")
     assert r.returncode == 1 and "do not make a whole tar" in r.stdout and list((tmp_path / "other").iterdir()) == [], r.stdout
-    assert subprocess.run(["bash", str(ROOT / "tools" / "file_eval_parts.sh")], capture_output=True).returncode == 2
+    script = str(ROOT / "tools" / "file_eval_parts.sh")
+    assert subprocess.run(["bash", script], capture_output=True).returncode == 2
+    r = subprocess.run(["bash", script, str(tmp_path / "nowhere")], capture_output=True, text=True)
+    assert r.returncode == 2 and "is not a folder" in r.stdout
+    r = subprocess.run(["bash", script, "cut"], capture_output=True, text=True, cwd=tmp_path)   # a relative path, from elsewhere
+    assert r.returncode == 1 and "holds no results.json" in r.stdout, r.stdout
+    r = subprocess.run(["bash", script, str(tmp_path / "parts")], capture_output=True, text=True)
+    assert r.returncode == 1 and "no evaluation parts" in r.stdout
     ignored = subprocess.run(["git", "check-ignore", "-q", f"bench/results/eval_cifar10_parts/{name}/predictions/ss-bnn_50_s0.npz"], cwd=ROOT)
     assert ignored.returncode == 0                                            # kept here, not committed
 

@@ -4,21 +4,38 @@
 # each whole or not at all, its predictions unpacked into <name>/predictions/. Those stay git-ignored (about 30 MB a
 # session); the SS-BNN ensembles that `ssbnn-evaluate --merge` forms from them are committed with the parts' records:
 #   bash tools/file_eval_parts.sh FILES_AT...        (each call's files_at; INTO sets another destination)
-# A part filed already is skipped if it holds the same results.json and refused otherwise; a part that was cut off
-# (partial.json, no results.json) is refused: continue it on the warm machine first.
+# A part is refused if a run its results.json lists as kept has no predictions file (a tar part that did not come
+# back), or if it was cut off (partial.json, no results.json: finish it on the warm machine). A part filed already is
+# skipped if it holds the same results.json and all its predictions, and refused otherwise.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "usage: bash tools/file_eval_parts.sh FILES_AT... (folders device calls returned)"; exit 2; }
+folders=()
+for f in "$@"; do
+  [ -d "$f" ] || { echo "$f is not a folder; give the files_at folders device calls returned"; exit 2; }
+  folders+=("$(cd "$f" && pwd)")
+done
+cd "$(dirname "$0")/.."
 into=${INTO:-bench/results/eval_cifar10_parts}
-filed=0
+missing() {  # PART: prints the kept runs of PART/results.json without their PART/predictions file (ssbnn's prediction_file names)
+  python3 - "$1" <<'PY'
+import json, sys
+from pathlib import Path
+part = Path(sys.argv[1]); res = json.loads((part / "results.json").read_text())
+kept = set(res.get("meta", {}).get("config", {}).get("keep_predictions", []))
+for r in res["records"]:
+    f = part / "predictions" / f"{r['method'].replace('*', 'star')}_{r['labels']}_s{r['seed']}.npz"
+    if r["method"] in kept and not f.is_file(): print(f.name)
+PY
+}
+filed=0 found=0
 while IFS= read -r -d '' d; do
-  name=${d##*/}; dest=$into/$name
+  found=$((found + 1)); d=${d%/}; name=${d##*/}; dest=$into/$name
   if [ ! -f "$d/results.json" ]; then
-    echo "$d holds no results.json (a cut-off evaluation: continue it on the warm machine); nothing filed from it"; exit 1
+    echo "$d holds no results.json (a cut-off evaluation: finish it on the warm machine); nothing filed from it"; exit 1
   fi
   if [ -e "$dest" ]; then
-    if cmp -s "$d/results.json" "$dest/results.json"; then echo "$name: filed already"; continue; fi
-    echo "$dest holds another result; move it away first, or give INTO=another folder"; exit 1
+    if cmp -s "$d/results.json" "$dest/results.json" && [ -z "$(missing "$dest")" ]; then echo "$name: filed already"; continue; fi
+    echo "$dest holds another result, or lacks kept predictions; move it away first, or give INTO=another folder"; exit 1
   fi
   mkdir -p "$into"; tmp=$(mktemp -d "$into/.$name.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
@@ -26,7 +43,10 @@ while IFS= read -r -d '' d; do
   if compgen -G "$d/predictions.tar.*" >/dev/null; then
     cat "$d"/predictions.tar.? | tar -x -C "$tmp" || { echo "$d: its predictions.tar.N do not make a whole tar (a part missing?)"; exit 1; }
   fi
+  lost=$(missing "$tmp")
+  if [ -n "$lost" ]; then echo "$d: kept predictions missing ($(echo $lost | tr ' ' ',')): a predictions.tar.N did not come back?"; exit 1; fi
   mv "$tmp" "$dest"; trap - EXIT; filed=$((filed + 1))
   echo "filed $dest ($(find "$dest/predictions" -type f 2>/dev/null | wc -l) runs' kept predictions)"
-done < <(find "$@" -type d -path '*/evaluate/eval_cifar10_*' -prune -print0)
+done < <(find "${folders[@]}" -type d -path '*/evaluate/eval_cifar10_*' -prune -print0)
+[ "$found" -gt 0 ] || { echo "no evaluation parts (evaluate/eval_cifar10_*/) under $*; nothing filed"; exit 1; }
 echo "$filed part(s) filed; join them: ssbnn-evaluate --merge $into/* --out bench/results/eval_cifar10 (--overwrite once it holds results)"
