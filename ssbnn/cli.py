@@ -223,7 +223,8 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="start afresh in an --out that holds an earlier evaluation: its "
                    "results and finished runs are removed before any work (an interrupted run then continues without --overwrite)")
     p.add_argument("--merge", type=Path, nargs="+", help="join the result folders of parts of one evaluation (other --seed, "
-                   "--methods or --model) into --out, with the SS-BNN ensembles of their kept predictions, and stop")
+                   "--methods or --model) into --out, with the SS-BNN ensembles of their kept predictions, and stop; a part cut off "
+                   "before it finished gives the runs it finished (its partial.json)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -284,7 +285,7 @@ def evaluate_main(argv=None) -> int:
 
 def _merge(a, status:one_line_errors):
     "`ssbnn-evaluate --merge`: the parts' results.json, and the ensembles of their kept predictions, joined into one evaluation in --out."
-    parts = read_parts(a.merge, a.out)
+    parts = read_parts(a.merge, a.out, partial="partial.json")   # a part cut off gives its finished runs
     kept = [f/"predictions" if (f/"predictions").is_dir() else None for f in a.merge]
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")

@@ -262,6 +262,7 @@ def merge_results(results:list[dict], # result sets {'records': [...], 'meta': {
             if owner.setdefault(run, i) != i:
                 raise ValueError(f"the run {', '.join(f'{f} {v}' for f, v in zip(key, run))} is in parts {owner[run] + 1} and {i + 1}; merge each run once")
     meta = {**results[0]["meta"], "total_seconds": sum(res["meta"]["total_seconds"] for res in results), "parts": [res["meta"] for res in results]}
+    if any(res["meta"].get("cut_off") for res in results): meta["cut_off"] = True    # some part's runs stop short (`read_parts`)
     return {"records": [r for res in results for r in res["records"]], "meta": meta}
 
 def differing(recipes:list[dict], # settings of the parts' pretrainings, e.g. [{'epochs': 200, 'weight_decay': 5e-4}, ...]
@@ -273,14 +274,24 @@ def differing(recipes:list[dict], # settings of the parts' pretrainings, e.g. [{
         if len(seen) > 1: return k, seen
     return None
 
+def _cut_off(path:Path) -> dict:
+    "The result set of a part cut off before it finished, from the file of its finished runs: its meta says `cut_off`."
+    try: saved = json.loads(path.read_text())
+    except (OSError, ValueError) as e: raise ValueError(f"{path} is not readable ({e}); give result folders ssbnn wrote") from None
+    if "meta" not in saved: raise ValueError(f"{path.parent} holds no results.json, and its {path.name} was written before such files "
+                                             f"said how their runs were made; it cannot be merged")
+    return {"records": saved["records"], "meta": {**saved["meta"], "cut_off": True}}
+
 def read_parts(folders:list, # result folders, each holding the results.json of one part
                out, # the folder the merged result goes to
+               partial:str|None=None, # a file of finished runs that stands in for a folder's missing results.json (a part cut off)
               ) -> list[dict]:
     "The result sets of parts to merge, read from their folders; refuses an `out` that is one of them."
     if out is None: raise ValueError("merging needs --out, the folder of the joined result")
     if Path(out).resolve() in [Path(f).resolve() for f in folders]: raise ValueError(f"--out {out} is one of the parts; give a new folder")
     parts = []
-    for f in folders:
-        try: parts.append(json.loads((Path(f)/"results.json").read_text()))
+    for f in map(Path, folders):
+        if partial and not (f/"results.json").exists() and (f/partial).exists(): parts.append(_cut_off(f/partial)); continue
+        try: parts.append(json.loads((f/"results.json").read_text()))
         except (OSError, ValueError) as e: raise ValueError(f"{f} holds no readable results.json ({e}); give result folders ssbnn wrote") from None
     return parts

@@ -318,7 +318,7 @@ def test_gpu_pieces_keep_what_later_calls_read_outside_the_emptied_out(tmp_path)
 
 
 def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_path):
-    "tools/file_eval_parts.sh: a part a device call returned is filed once, whole, its predictions unpacked and git-ignored; a cut-off, clashing or incomplete part is refused."
+    "tools/file_eval_parts.sh: a part a device call returned is filed once, whole, its predictions unpacked and git-ignored; a cut-off part with its meta too; a clashing or incomplete part is refused."
     import shutil
     name, env = "eval_cifar10_ss-bnn-ss-map_s0_m2", dict(SEEDS="2", FIRST_SEED="0", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")
     def file(*folders, into="parts"):
@@ -326,8 +326,14 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
                               env={**os.environ, "INTO": str(tmp_path / into)})
     _, out = _piece(tmp_path, "evaluate", **env)                              # cut off by its call: partial.json only
     shutil.copytree(out, tmp_path / "cut")
-    r = file(tmp_path / "cut")
-    assert r.returncode == 1 and "holds no results.json" in r.stdout and not (tmp_path / "parts").exists(), r.stdout + r.stderr
+    r = file(tmp_path / "cut")                                                # its partial.json does not say how its runs were made
+    assert r.returncode == 1 and "holds neither a results.json nor a partial.json" in r.stdout and not (tmp_path / "parts").exists(), r.stdout
+    salvaged = tmp_path / "cut" / "evaluate" / name / "partial.json"              # one that does: its finished runs are filed, to merge
+    salvaged.write_text(json.dumps({"records": [{"method": "ss-bnn", "labels": 50, "seed": k} for k in (0, 1)],
+                                    "meta": {"config": {"keep_predictions": ["ss-bnn"]}}}))
+    r = file(tmp_path / "cut", into="salvaged")
+    assert r.returncode == 0 and "cut off: its finished runs only" in r.stdout, r.stdout + r.stderr
+    assert sorted(p.name for p in (tmp_path / "salvaged" / name).iterdir()) == ["partial.json", "predictions"]
     _, out = _piece(tmp_path, "evaluate", **env)                              # the next call finishes it
     r = file(out)
     assert r.returncode == 0 and "1 part(s) filed" in r.stdout and "--merge" in r.stdout, r.stdout + r.stderr
@@ -354,8 +360,8 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
     assert subprocess.run(["bash", script], capture_output=True).returncode == 2
     r = subprocess.run(["bash", script, str(tmp_path / "nowhere")], capture_output=True, text=True)
     assert r.returncode == 2 and "is not a folder" in r.stdout
-    r = subprocess.run(["bash", script, "cut"], capture_output=True, text=True, cwd=tmp_path)   # a relative path, from elsewhere
-    assert r.returncode == 1 and "holds no results.json" in r.stdout, r.stdout
+    r = subprocess.run(["bash", script, "cut"], capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "INTO": str(tmp_path / "salvaged")})
+    assert r.returncode == 0 and "filed already" in r.stdout, r.stdout                           # a relative path, from elsewhere
     r = subprocess.run(["bash", script, str(tmp_path / "parts")], capture_output=True, text=True)
     assert r.returncode == 1 and "no evaluation parts" in r.stdout
     ignored = subprocess.run(["git", "check-ignore", "-q", f"bench/results/eval_cifar10_parts/{name}/predictions/ss-bnn_50_s0.npz"], cwd=ROOT)

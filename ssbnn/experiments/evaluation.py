@@ -29,8 +29,8 @@ from .corrupt import CORRUPTIONS, corrupted_sets
 __all__ = ['POOLED', 'EVALUATION_FILES', 'ENSEMBLES', 'LAPLACE_PAIRS', 'MAIN_JOB_FILES', 'Setup', 'digits_setup', 'cifar10_setup',
            'predict_all', 'scored', 'score', 'prediction_file', 'save_predictions', 'load_predictions', 'EvalConfig',
            'labelled', 'done_records', 'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note',
-           'evaluation_tables', 'corruption_note', 'pretraining_line', 'write_evaluation', 'merge_evaluations',
-           'ensembles_of_parts', 'laplace_table', 'main_report', 'write_main_job']
+           'evaluation_tables', 'corruption_note', 'pretraining_line', 'cut_off_note', 'write_evaluation',
+           'merge_evaluations', 'ensembles_of_parts', 'laplace_table', 'main_report', 'write_main_job']
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #3f8c0a6c
 @dataclass
@@ -266,6 +266,12 @@ def done_records(partial, # a file `run_evaluation` keeps its finished runs in, 
                          f"continue it, or start again (ssbnn-evaluate --overwrite)")
     return saved["records"]
 
+def _meta(setup:Setup, cfg:EvalConfig, ss:list, t_pre:float, t0:float, env:dict) -> dict:
+    "The result's `meta`: the settings with the SS-BNNs' recipe as the models say it, the wall times until now, the pretraining's history, the machine."
+    own = [{**_recipe(getattr(m, "config_", None)), "prior_std": getattr(getattr(m, "elbo", None), "prior_std", None)} for m in ss]   # as given models say, not the setup
+    return {"config": {**asdict(cfg), **_recipe(getattr(ss[0], "config_", None) if ss else setup.pretrain), "pretrain": asdict(setup.pretrain)},
+            "pretrain_seconds": t_pre, "total_seconds": time.time() - t0, "pretrained": own, "history": ss[0].history_ if ss else [], **env}
+
 def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                    pretrained=None, # already pretrained SSBNNs (e.g. loaded from `ssbnn-pretrain`), else pretrained here
                    progress:bool=True, # progress bars
@@ -286,7 +292,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     corrupted = {k: torch.from_numpy(v) for k, v in corrupted_sets(_uint8(d.x_test), cfg.severity, cfg.corruption_seed, cfg.corruptions).items()} if cfg.corruptions else {}
     ss = _pretrained(setup, cfg, progress, pretrained, checkpoint)
     if model_dir is not None and ss: ss[0].save(model_dir)
-    t_pre, records = time.time() - t0, list(done)
+    t_pre, records, env = time.time() - t0, list(done), environment(get_device(setup.pretrain.device))
     have = {(r["method"], r["labels"], r["seed"]) for r in done}
     with warnings.catch_warnings():                          # a pick on a grid edge is recorded ('prior_on_edge') and reported
         warnings.simplefilter("ignore", PriorEdgeWarning)
@@ -303,13 +309,10 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                 info = fitted.info() if hasattr(fitted, "info") else {}
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t, "predict_seconds": tp})
-                if partial is not None:
-                    atomic_write(partial, lambda p: p.write_text(json.dumps({"config": _settings(cfg), "inputs": inputs, "records": records}, default=str)))
-    own = [{**_recipe(getattr(m, "config_", None)), "prior_std": getattr(getattr(m, "elbo", None), "prior_std", None)} for m in ss]   # as given models say, not the setup
-    meta = {"config": {**asdict(cfg), **_recipe(getattr(ss[0], "config_", None) if ss else setup.pretrain), "pretrain": asdict(setup.pretrain)},
-            "pretrain_seconds": t_pre, "total_seconds": time.time() - t0, "pretrained": own,
-            "history": ss[0].history_ if ss else [], **environment(get_device(setup.pretrain.device))}
-    return {"records": records, "meta": meta}
+                if partial is not None:                          # with the meta so far: a part cut off here can still be merged
+                    state = {"config": _settings(cfg), "inputs": inputs, "records": records, "meta": _meta(setup, cfg, ss, t_pre, t0, env)}
+                    atomic_write(partial, lambda p: p.write_text(json.dumps(state, default=str)))
+    return {"records": records, "meta": _meta(setup, cfg, ss, t_pre, t0, env)}
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #d4a794ea
 def paper_tables() -> dict:
@@ -387,19 +390,25 @@ def pretraining_line(meta:dict) -> str:
 
 EVALUATION_FILES = ("results.json", "tables.md", "evaluation.png")   # what `write_evaluation` writes
 
+def cut_off_note(meta:dict) -> str:
+    "A sentence naming the merged parts that were cut off before they finished (`read_parts`' `partial`): some budgets may lack label seeds."
+    cut = [i + 1 for i, p in enumerate(meta.get("parts", [])) if p.get("cut_off")]
+    return "" if not cut else (f"Cut off before it finished: part{'s' * (len(cut) > 1)} {', '.join(map(str, cut))} of {len(meta['parts'])}, "
+                               f"whose finished runs alone are included, so some budgets may have fewer label seeds than others.\n\n")
+
 def write_evaluation(result:dict, out) -> Path:
     "Write results.json, tables.md and evaluation.png (each metric against the number of labels) into the folder `out`."
     recs, m = result["records"], result["meta"]
     head = (f"# ssbnn evaluation on {recs[0]['dataset']}\n\nDevice: {m['device']}, torch {m['torch']}, ssbnn {m['ssbnn']}; "
-            f"wall time {m['total_seconds']:.0f} s. Settings in results.json.\n\n{pretraining_line(m)}{corruption_note(m['config'])}")
+            f"wall time {m['total_seconds']:.0f} s. Settings in results.json.\n\n{pretraining_line(m)}{corruption_note(m['config'])}{cut_off_note(m)}")
     keys = [k for k in ("accuracy", "nll", "ece", "c_accuracy", "ood_auroc") if k in recs[0]]
     return write_results(out, result, head + evaluation_tables(recs) + "\n\n![metrics vs labels](evaluation.png)\n",
                          plot(recs, keys), EVALUATION_FILES)
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #266c348a
 def _eval_protocol(meta:dict) -> dict:
-    "What the parts of one evaluation must share: the images they are scored on."
-    return {k: meta["config"].get(k) for k in ("corruptions", "severity", "corruption_seed", "ood")}
+    "What the parts of one evaluation must share: the images they are scored on (as JSON reads them back: a result in memory merges with one from a file)."
+    return json.loads(json.dumps({k: meta["config"].get(k) for k in ("corruptions", "severity", "corruption_seed", "ood")}, default=str))
 
 def _renumbered(result:dict, pretrained:list) -> dict:
     "`result` with its records' pretraining indices into `pretrained`, every part's list, grown by the pretrainings no earlier part had."
