@@ -12,8 +12,8 @@
 #   wait [SECONDS]    up to SECONDS (560): returns when a queued piece finishes, with its files in $OUT as if it had run
 #                     alone (one piece a call), the log since the last wait and each finished piece's exit code and time;
 #                     call it again at once (the machine goes back 30 s after a call) until every piece is returned
-#   salvage           what the running queued piece has finished so far (an evaluation's runs, a sweep's points), into
-#                     $OUT: for the last call before the machine's 30 minutes end
+#   salvage           what the running queued piece has finished so far (an evaluation's runs, marked `salvaged` for
+#                     tools/file_eval_parts.sh; a sweep's points), into $OUT: for the last call before the machine goes
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
@@ -116,7 +116,8 @@ salvage)      # before the machine's 30 minutes end: what the queue's running pi
   [ -d "$Q/out/$n" ] && cp -r "$Q/out/$n/." "$OUT/"
   case ${item##* } in
     evaluate) work=$(ls -td "$KEEP"/evaluate/*/ 2>/dev/null | head -1)      # the evaluation under way: its finished runs
-              [ -n "$work" ] && evaluation_back "${work%/}" "$OUT/evaluate/$(basename "$work")" ;;
+              if [ -n "$work" ]; then w=$OUT/evaluate/$(basename "$work"); evaluation_back "${work%/}" "$w"
+                [ -f "$w/results.json" ] || touch "$w/salvaged"; fi ;;   # marked: no call continues it (tools/file_eval_parts.sh)
     sweep) mkdir -p "$OUT/sweep"; find "$KEEP/sweep" -name '*.json' -newer "$Q/items" -exec cp {} "$OUT/sweep/" \; ;;
   esac
   echo "salvage of $n: $item"; find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;

@@ -15,7 +15,7 @@ from .distributed import init_distributed, close_distributed
 from .report import table, claim_folder, new_run_folder, release_folder, unhold, read_parts
 from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
-                                          write_evaluation, evaluation_tables, merge_evaluations, MAIN_JOB_FILES, EVALUATION_FILES)
+                                          write_evaluation, evaluation_tables, merge_evaluations, cut_off_note, MAIN_JOB_FILES, EVALUATION_FILES)
 from .experiments.cifar import cifar_ssbnn, RECIPE_TAU_P, PAPER_TAU_P, paper_tau_p
 from .elbo import NTXent
 from .models import DigitsCNN, ProjectionHead
@@ -295,6 +295,7 @@ def _merge(a, status:one_line_errors):
     write_evaluation(result, out)
     print(evaluation_tables(result["records"]))
     for w in said: print(f"ssbnn-evaluate: note: {w.message}")
+    if note := cut_off_note(result["meta"]).strip(): print(f"ssbnn-evaluate: note: {note}")
     made = sum("members_from" in r for r in result["records"])
     print(f"\n{len(parts)} parts, wall time {result['meta']['total_seconds']:.0f} s in all" + (f"; {made} ensemble run{'s' * (made != 1)} "
           f"formed from kept predictions" if made else "") + f"; tables in {out}/tables.md")

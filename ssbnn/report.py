@@ -236,10 +236,15 @@ def write_results(out, # the results folder (created if missing)
                 with open(tmp/n, "rb") as fh: os.fsync(fh.fileno())
         with deferred_interrupt():
             (out/names[0]).unlink(missing_ok=True)                      # from here the folder holds no whole set, and says so
-            for n in names[1:]:
-                if (tmp/n).exists(): os.replace(tmp/n, out/n)
-                else: (out/n).unlink(missing_ok=True)                   # an earlier set's file that this set lacks
-            os.replace(tmp/names[0], out/names[0])
+            try:
+                for n in names[1:]:
+                    if (tmp/n).exists(): os.replace(tmp/n, out/n)
+                    else: (out/n).unlink(missing_ok=True)               # an earlier set's file that this set lacks
+                os.replace(tmp/names[0], out/names[0])
+            except Exception as e:                                      # the new set's JSON is whole in tmp: keep it for the user
+                kept = out/f"results-not-moved-in-{os.getpid()}"
+                os.replace(tmp, kept)
+                raise OSError(f"{out}: the results could not be moved in ({e}); the new result set is kept in {kept}") from e
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return out
 
@@ -275,12 +280,15 @@ def differing(recipes:list[dict], # settings of the parts' pretrainings, e.g. [{
     return None
 
 def _cut_off(path:Path) -> dict:
-    "The result set of a part cut off before it finished, from the file of its finished runs: its meta says `cut_off`."
+    "The result set of a part cut off before it finished, from the file of its finished runs: its meta's `cut_off` says where and how much (`runs_planned`)."
     try: saved = json.loads(path.read_text())
     except (OSError, ValueError) as e: raise ValueError(f"{path} is not readable ({e}); give result folders ssbnn wrote") from None
-    if "meta" not in saved: raise ValueError(f"{path.parent} holds no results.json, and its {path.name} was written before such files "
-                                             f"said how their runs were made; it cannot be merged")
-    return {"records": saved["records"], "meta": {**saved["meta"], "cut_off": True}}
+    if not isinstance(saved, dict) or not isinstance(saved.get("records"), list): raise ValueError(f"{path} holds no list of records; give result folders ssbnn wrote")
+    if not isinstance(saved.get("meta"), dict): raise ValueError(f"{path.parent} holds no results.json, and its {path.name} does not say how "
+                                                                 f"its runs were made (written before such files did); it cannot be merged")
+    recs, planned = saved["records"], saved["meta"].get("runs_planned")
+    if planned is not None and len(recs) >= planned: return {"records": recs, "meta": saved["meta"]}   # every run finished
+    return {"records": recs, "meta": {**saved["meta"], "cut_off": {"folder": path.parent.name, "runs": len(recs), "of": planned}}}
 
 def read_parts(folders:list, # result folders, each holding the results.json of one part
                out, # the folder the merged result goes to

@@ -222,7 +222,7 @@ case "$*" in
     if [ -f "$out/partial.json" ]; then                      # the second call: finishes what the first started
       echo '{"records": []}' > "$out/results.json"; echo tables > "$out/tables.md"; echo png > "$out/evaluation.png"; rm "$out/partial.json"
     else
-      echo '{"records": []}' > "$out/partial.json"
+      echo '{"records": [], "meta": {"config": {}}}' > "$out/partial.json"
     fi
     if [ -n "$keep" ]; then mkdir -p "$out/predictions"; for i in 0 1 2 3; do head -c 12000000 /dev/urandom > "$out/predictions/ss-bnn_50_s$i.npz"; done; fi
     sleep "${STUB_EVAL_SLEEP:-0}" ;;
@@ -318,7 +318,7 @@ def test_gpu_pieces_keep_what_later_calls_read_outside_the_emptied_out(tmp_path)
 
 
 def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_path):
-    "tools/file_eval_parts.sh: a part a device call returned is filed once, whole, its predictions unpacked and git-ignored; a cut-off part with its meta too; a clashing or incomplete part is refused."
+    "tools/file_eval_parts.sh: a part a device call returned is filed once, whole, its predictions unpacked and git-ignored; a salvaged part too, until its seed's rerun replaces it; a part its next call continues is skipped; a clashing or incomplete part is refused."
     import shutil
     name, env = "eval_cifar10_ss-bnn-ss-map_s0_m2", dict(SEEDS="2", FIRST_SEED="0", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")
     def file(*folders, into="parts"):
@@ -326,15 +326,22 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
                               env={**os.environ, "INTO": str(tmp_path / into)})
     _, out = _piece(tmp_path, "evaluate", **env)                              # cut off by its call: partial.json only
     shutil.copytree(out, tmp_path / "cut")
-    r = file(tmp_path / "cut")                                                # its partial.json does not say how its runs were made
-    assert r.returncode == 1 and "holds neither a results.json nor a partial.json" in r.stdout and not (tmp_path / "parts").exists(), r.stdout
-    salvaged = tmp_path / "cut" / "evaluate" / name / "partial.json"              # one that does: its finished runs are filed, to merge
-    salvaged.write_text(json.dumps({"records": [{"method": "ss-bnn", "labels": 50, "seed": k} for k in (0, 1)],
-                                    "meta": {"config": {"keep_predictions": ["ss-bnn"]}}}))
+    r = file(tmp_path / "cut")                                                # the next call continues it: not filed
+    assert r.returncode == 0 and "cut off by its call" in r.stdout and "0 part(s) filed" in r.stdout and not (tmp_path / "parts").exists(), r.stdout
+    salvaged = tmp_path / "cut" / "evaluate" / name
+    (salvaged / "salvaged").touch()                                           # as `gpu_pieces.sh salvage` marks what it returns
+    (salvaged / "partial.json").write_text(json.dumps({"records": [{"method": "ss-bnn", "labels": 50, "seed": k} for k in (0, 1)]}))
+    r = file(tmp_path / "cut", into="salvaged")                               # a file that does not say how its runs were made
+    assert r.returncode == 1 and "does not say how its runs were made" in r.stdout and list((tmp_path / "salvaged").iterdir()) == [], r.stdout
+    (salvaged / "partial.json").write_text(json.dumps({"records": [{"method": "ss-bnn", "labels": 50, "seed": k} for k in (0, 1)],
+                                                       "meta": {"config": {"keep_predictions": ["ss-bnn"]}}}))
     r = file(tmp_path / "cut", into="salvaged")
-    assert r.returncode == 0 and "cut off: its finished runs only" in r.stdout, r.stdout + r.stderr
-    assert sorted(p.name for p in (tmp_path / "salvaged" / name).iterdir()) == ["partial.json", "predictions"]
+    assert r.returncode == 0 and "salvaged: its finished runs only" in r.stdout, r.stdout + r.stderr
+    assert sorted(p.name for p in (tmp_path / "salvaged" / name).iterdir()) == ["partial.json", "predictions", "salvaged"]
     _, out = _piece(tmp_path, "evaluate", **env)                              # the next call finishes it
+    r = file(out, into="salvaged")                                            # the seed run again replaces its salvaged part
+    assert r.returncode == 0 and "replaces the salvaged part" in r.stdout and (tmp_path / "salvaged" / name / "results.json").exists(), r.stdout
+    assert not (tmp_path / "salvaged" / name / "salvaged").exists()
     r = file(out)
     assert r.returncode == 0 and "1 part(s) filed" in r.stdout and "--merge" in r.stdout, r.stdout + r.stderr
     part = tmp_path / "parts" / name
@@ -360,8 +367,8 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
     assert subprocess.run(["bash", script], capture_output=True).returncode == 2
     r = subprocess.run(["bash", script, str(tmp_path / "nowhere")], capture_output=True, text=True)
     assert r.returncode == 2 and "is not a folder" in r.stdout
-    r = subprocess.run(["bash", script, "cut"], capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "INTO": str(tmp_path / "salvaged")})
-    assert r.returncode == 0 and "filed already" in r.stdout, r.stdout                           # a relative path, from elsewhere
+    r = subprocess.run(["bash", script, "cut"], capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "INTO": str(tmp_path / "rel")})
+    assert r.returncode == 0 and "1 part(s) filed" in r.stdout, r.stdout                           # a relative path, from elsewhere
     r = subprocess.run(["bash", script, str(tmp_path / "parts")], capture_output=True, text=True)
     assert r.returncode == 1 and "no evaluation parts" in r.stdout
     ignored = subprocess.run(["git", "check-ignore", "-q", f"bench/results/eval_cifar10_parts/{name}/predictions/ss-bnn_50_s0.npz"], cwd=ROOT)
@@ -521,7 +528,11 @@ def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_p
     import time; time.sleep(2)                                                # the evaluation has runs, and is still running
     r, out = _piece(tmp_path, "salvage")
     back = _comes_back(out)
-    assert back[0] == "evaluate/eval_cifar10_ss-bnn-ss-map_s0_m0/partial.json" and len(back) == 5, back    # and 4 tar parts
+    assert back[0] == "evaluate/eval_cifar10_ss-bnn-ss-map_s0_m0/partial.json" and len(back) == 6, back    # 4 tar parts, the mark
+    assert back[-1] == "evaluate/eval_cifar10_ss-bnn-ss-map_s0_m0/salvaged"
+    filed = subprocess.run(["bash", str(ROOT / "tools" / "file_eval_parts.sh"), str(out)], capture_output=True, text=True,
+                           env={**os.environ, "INTO": str(tmp_path / "parts")})
+    assert filed.returncode == 0 and "salvaged: its finished runs only" in filed.stdout, filed.stdout + filed.stderr
     assert "salvage of 1: SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate" in r.stdout
     r, out = _piece(tmp_path, "wait")                                         # the queue goes on: its piece ends as usual
     assert "1 of 1 pieces done, 1 returned" in r.stdout and len(_comes_back(out)) == 5

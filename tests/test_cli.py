@@ -349,7 +349,8 @@ def test_evaluation_parts_merge_into_the_whole_runs_tables(tmp_path):
     code, out, err = call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s1", tmp_path / "s2", "--out", tmp_path / "cut")
     assert code == 0, err
     assert evaluation_tables(json.loads((tmp_path / "cut" / "results.json").read_text())["records"]) == evaluation_tables(whole["records"])
-    assert "Cut off before it finished: part 3 of 3" in (tmp_path / "cut" / "tables.md").read_text()
+    assert "Cut off before it finished: part 3 (s2: 28 of an unknown number of runs) of 3 parts" in (tmp_path / "cut" / "tables.md").read_text()
+    assert "ssbnn-evaluate: note: Cut off before it finished: part 3" in out
     one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s0", "--out", tmp_path / "twice"), "is in parts 1 and 2")
     one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "none", "--out", tmp_path / "x"), "holds no readable results.json")
     one_line_2(call(evaluate_main, "--merge", tmp_path / "s0"), "merging needs --out")

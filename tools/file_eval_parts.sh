@@ -4,10 +4,11 @@
 # each whole or not at all, its predictions unpacked into <name>/predictions/. Those stay git-ignored (about 30 MB a
 # session); the SS-BNN ensembles that `ssbnn-evaluate --merge` forms from them are committed with the parts' records:
 #   bash tools/file_eval_parts.sh FILES_AT...        (each call's files_at; INTO sets another destination)
-# A part cut off before it finished (salvaged: partial.json, no results.json) is filed with its finished runs, which
-# --merge takes, if its partial.json says how they were made (its meta). A part is refused if a run it lists as kept
-# has no predictions file (a tar part that did not come back). A part filed already is skipped if it holds the same
-# records and all their predictions, and refused otherwise.
+# A salvaged part (`gpu_pieces.sh salvage`: partial.json and the mark `salvaged`, no results.json) is filed with its
+# finished runs, which --merge takes; a later part of the same name with a results.json (that seed run again) replaces
+# it. A partial.json without the mark is an evaluation its next call continues: skipped. A part is refused if a run it
+# lists as kept has no predictions file (a tar part that did not come back). A part filed already is skipped if it
+# holds the same records and all their predictions, and refused otherwise.
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: bash tools/file_eval_parts.sh FILES_AT... (folders device calls returned)"; exit 2; }
 folders=()
@@ -17,42 +18,45 @@ for f in "$@"; do
 done
 cd "$(dirname "$0")/.."
 into=${INTO:-bench/results/eval_cifar10_parts}
-records() {  # PART: its file of records: results.json, else a partial.json that has its meta (a part cut off), else nothing
-  if [ -f "$1/results.json" ]; then echo results.json
-  elif [ -f "$1/partial.json" ] && python3 -c 'import json, sys; sys.exit("meta" not in json.load(open(sys.argv[1])))' "$1/partial.json" 2>/dev/null
-  then echo partial.json; fi
-}
-missing() {  # PART FILE: prints the kept runs of PART/FILE without their PART/predictions file (ssbnn's prediction_file names)
+check() {  # PART FILE: fails, saying why, if PART/FILE is no result file, a partial.json lacks its meta, or a kept run lacks its predictions
   python3 - "$1" "$2" <<'PY'
 import json, sys
 from pathlib import Path
-part = Path(sys.argv[1]); res = json.loads((part / sys.argv[2]).read_text())
-kept = set(res.get("meta", {}).get("config", {}).get("keep_predictions", []))
-for r in res["records"]:
-    f = part / "predictions" / f"{r['method'].replace('*', 'star')}_{r['labels']}_s{r['seed']}.npz"
-    if r["method"] in kept and not f.is_file(): print(f.name)
+part, name = Path(sys.argv[1]), sys.argv[2]
+try:
+    res = json.loads((part / name).read_text()); meta = res.get("meta") or {}
+    kept = set(meta.get("config", {}).get("keep_predictions", []))
+    files = [f"{r['method'].replace('*', 'star')}_{r['labels']}_s{r['seed']}.npz" for r in res["records"] if r["method"] in kept]
+except Exception as e: sys.exit(f"{part / name} is not a result file ssbnn wrote ({type(e).__name__}: {e})")
+if name == "partial.json" and not meta: sys.exit(f"{part / name} does not say how its runs were made (written before such files did): --merge cannot take it")
+lost = [f for f in files if not (part / "predictions" / f).is_file()]
+if lost: sys.exit(f"kept predictions missing ({','.join(lost)}): a predictions.tar.N did not come back?")
 PY
 }
 filed=0 found=0
 while IFS= read -r -d '' d; do
-  found=$((found + 1)); d=${d%/}; name=${d##*/}; dest=$into/$name; file=$(records "$d")
-  if [ -z "$file" ]; then
-    echo "$d holds neither a results.json nor a partial.json that says how its runs were made; nothing filed from it"; exit 1
-  fi
+  found=$((found + 1)); d=${d%/}; name=${d##*/}; dest=$into/$name
+  if [ -f "$d/results.json" ]; then file=results.json
+  elif [ -f "$d/partial.json" ] && [ -f "$d/salvaged" ]; then file=partial.json
+  elif [ -f "$d/partial.json" ]; then echo "$name: cut off by its call, which the next call continues (its results.json files it): skipped"; continue
+  else echo "$d holds neither a results.json nor a salvaged partial.json; nothing filed from it"; exit 1; fi
+  replacing=""
   if [ -e "$dest" ]; then
-    if cmp -s "$d/$file" "$dest/$file" && [ -z "$(missing "$dest" "$file")" ]; then echo "$name: filed already"; continue; fi
-    echo "$dest holds another result, or lacks kept predictions; move it away first, or give INTO=another folder"; exit 1
+    if cmp -s "$d/$file" "$dest/$file" && check "$dest" "$file" >/dev/null 2>&1; then echo "$name: filed already"; continue; fi
+    if [ "$file" = results.json ] && [ -f "$dest/salvaged" ]; then replacing=1
+    else echo "$dest holds another result, or lacks kept predictions; move it away first, or give INTO=another folder"; exit 1; fi
   fi
   mkdir -p "$into"; tmp=$(mktemp -d "$into/.$name.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
   for f in "$file" tables.md evaluation.png; do if [ -f "$d/$f" ]; then cp "$d/$f" "$tmp/"; fi; done
+  [ "$file" = results.json ] || cp "$d/salvaged" "$tmp/"
   if compgen -G "$d/predictions.tar.*" >/dev/null; then
     cat "$d"/predictions.tar.? | tar -x -C "$tmp" || { echo "$d: its predictions.tar.N do not make a whole tar (a part missing?)"; exit 1; }
   fi
-  lost=$(missing "$tmp" "$file")
-  if [ -n "$lost" ]; then echo "$d: kept predictions missing ($(echo $lost | tr ' ' ',')): a predictions.tar.N did not come back?"; exit 1; fi
+  why=$(check "$tmp" "$file" 2>&1) || { echo "$d: $why"; exit 1; }
+  [ -z "$replacing" ] || rm -rf "$dest"
   mv "$tmp" "$dest"; trap - EXIT; filed=$((filed + 1))
-  echo "filed $dest ($(find "$dest/predictions" -type f 2>/dev/null | wc -l) runs' kept predictions$([ "$file" = partial.json ] && echo "; cut off: its finished runs only"))"
+  echo "filed $dest ($(find "$dest/predictions" -type f 2>/dev/null | wc -l) runs' kept predictions$([ "$file" = partial.json ] && echo "; salvaged: its finished runs only")$([ -n "$replacing" ] && echo "; replaces the salvaged part"))"
 done < <(find "${folders[@]}" -type d -path '*/evaluate/eval_cifar10_*' -prune -print0)
 [ "$found" -gt 0 ] || { echo "no evaluation parts (evaluate/eval_cifar10_*/) under $*; nothing filed"; exit 1; }
 echo "$filed part(s) filed; join them: ssbnn-evaluate --merge $into/* --out bench/results/eval_cifar10 (--overwrite once it holds results)"

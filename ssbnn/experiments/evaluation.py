@@ -266,11 +266,17 @@ def done_records(partial, # a file `run_evaluation` keeps its finished runs in, 
                          f"continue it, or start again (ssbnn-evaluate --overwrite)")
     return saved["records"]
 
-def _meta(setup:Setup, cfg:EvalConfig, ss:list, t_pre:float, t0:float, env:dict) -> dict:
-    "The result's `meta`: the settings with the SS-BNNs' recipe as the models say it, the wall times until now, the pretraining's history, the machine."
+def _earlier_seconds(partial) -> tuple[float, float]:
+    "(wall, pretraining) seconds of the calls that wrote the partial file before this one; (0, 0) without one."
+    meta = json.loads(Path(partial).read_text()).get("meta", {}) if partial is not None and Path(partial).exists() else {}
+    return meta.get("total_seconds", 0.), meta.get("pretrain_seconds", 0.)
+
+def _meta(setup:Setup, cfg:EvalConfig, ss:list, pretrain_seconds:float, total_seconds:float, env:dict, runs:int) -> dict:
+    "The result's `meta`: the settings with the SS-BNNs' recipe as the models say it, the wall times, the runs planned, the pretraining's history, the machine."
     own = [{**_recipe(getattr(m, "config_", None)), "prior_std": getattr(getattr(m, "elbo", None), "prior_std", None)} for m in ss]   # as given models say, not the setup
     return {"config": {**asdict(cfg), **_recipe(getattr(ss[0], "config_", None) if ss else setup.pretrain), "pretrain": asdict(setup.pretrain)},
-            "pretrain_seconds": t_pre, "total_seconds": time.time() - t0, "pretrained": own, "history": ss[0].history_ if ss else [], **env}
+            "pretrain_seconds": pretrain_seconds, "total_seconds": total_seconds, "runs_planned": runs, "pretrained": own,
+            "history": ss[0].history_ if ss else [], **env}
 
 def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                    pretrained=None, # already pretrained SSBNNs (e.g. loaded from `ssbnn-pretrain`), else pretrained here
@@ -284,6 +290,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     cfg = config or EvalConfig()
     inputs = _inputs(setup, cfg, pretrained) if partial is not None else None
     done = done_records(partial, cfg, inputs)                  # before any work: a file of other settings is refused now
+    e_total, e_pre = _earlier_seconds(partial)
     if cfg.keep_predictions and predictions is None: raise ValueError("keep_predictions needs predictions=FOLDER, where the runs' predictions go")
     d = setup.data
     images = data_fingerprint(d.x_test)["sha256"] if cfg.keep_predictions else None
@@ -292,12 +299,14 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     corrupted = {k: torch.from_numpy(v) for k, v in corrupted_sets(_uint8(d.x_test), cfg.severity, cfg.corruption_seed, cfg.corruptions).items()} if cfg.corruptions else {}
     ss = _pretrained(setup, cfg, progress, pretrained, checkpoint)
     if model_dir is not None and ss: ss[0].save(model_dir)
-    t_pre, records, env = time.time() - t0, list(done), environment(get_device(setup.pretrain.device))
+    t_pre, records, env = time.time() - t0 + e_pre, list(done), environment(get_device(setup.pretrain.device))
     have = {(r["method"], r["labels"], r["seed"]) for r in done}
+    plan = [(n, k) for n in counts for k in range(cfg.seeds_for(n, len(d.y_train)))]
+    meta = lambda: _meta(setup, cfg, ss, t_pre, time.time() - t0 + e_total, env, len(plan) * len(cfg.methods))
     with warnings.catch_warnings():                          # a pick on a grid edge is recorded ('prior_on_edge') and reported
         warnings.simplefilter("ignore", PriorEdgeWarning)
         turn = cfg.pretrainings()[1]
-        for n, k in tqdm([(n, k) for n in counts for k in range(cfg.seeds_for(n, len(d.y_train)))], disable=not progress, desc="evaluate", leave=False):
+        for n, k in tqdm(plan, disable=not progress, desc="evaluate", leave=False):
             todo = [m for m in cfg.methods if (m, n, cfg.seed + k) not in have]
             if not todo: continue
             sub = labelled(setup, cfg, n, cfg.seed + k, _turn(ss, k, turn), progress)
@@ -310,9 +319,9 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t, "predict_seconds": tp})
                 if partial is not None:                          # with the meta so far: a part cut off here can still be merged
-                    state = {"config": _settings(cfg), "inputs": inputs, "records": records, "meta": _meta(setup, cfg, ss, t_pre, t0, env)}
+                    state = {"config": _settings(cfg), "inputs": inputs, "records": records, "meta": meta()}
                     atomic_write(partial, lambda p: p.write_text(json.dumps(state, default=str)))
-    return {"records": records, "meta": _meta(setup, cfg, ss, t_pre, t0, env)}
+    return {"records": records, "meta": meta()}
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #d4a794ea
 def paper_tables() -> dict:
@@ -392,9 +401,10 @@ EVALUATION_FILES = ("results.json", "tables.md", "evaluation.png")   # what `wri
 
 def cut_off_note(meta:dict) -> str:
     "A sentence naming the merged parts that were cut off before they finished (`read_parts`' `partial`): some budgets may lack label seeds."
-    cut = [i + 1 for i, p in enumerate(meta.get("parts", [])) if p.get("cut_off")]
-    return "" if not cut else (f"Cut off before it finished: part{'s' * (len(cut) > 1)} {', '.join(map(str, cut))} of {len(meta['parts'])}, "
-                               f"whose finished runs alone are included, so some budgets may have fewer label seeds than others.\n\n")
+    said = lambda c: f" ({c.get('folder')}: {c.get('runs')} of {c.get('of') or 'an unknown number of'} runs)" if isinstance(c, dict) else ""
+    cut = [f"part {i + 1}{said(p['cut_off'])}" for i, p in enumerate(meta.get("parts", [])) if p.get("cut_off")]
+    return "" if not cut else (f"Cut off before it finished: {', '.join(cut)} of {len(meta['parts'])} parts, whose finished runs alone are "
+                               f"included, so some budgets may have fewer label seeds than others.\n\n")
 
 def write_evaluation(result:dict, out) -> Path:
     "Write results.json, tables.md and evaluation.png (each metric against the number of labels) into the folder `out`."
@@ -434,14 +444,17 @@ def _own(r:dict, pretrained:list) -> bool:
     return r["method"] in POOLED and _seed(r, pretrained) == r["seed"]
 
 def _paired(parts:list, pretrained:list) -> list:
-    "The parts, where several made one run with distinct pretrainings, keeping only the label seed's own; the others are ensemble members."
+    "The parts; where parts made one run with distinct pretrainings (one part per pretraining), each such method keeps only its label seeds' own pretrainings' records, the others being ensemble members."
     held = defaultdict(list)
     for p in parts:
         for r in p["records"]: held[_run(r)].append(_seed(r, pretrained))
-    members = {run for run, seeds in held.items() if len(seeds) > 1 and run[0] in POOLED and None not in seeds and len(set(seeds)) == len(seeds)}
-    for run in sorted(members - {_run(r) for p in parts for r in p["records"] if _own(r, pretrained)}, key=str):
-        warnings.warn(f"{', '.join(map(str, run))}: no part pretrained with seed {run[2]}, so the run has no record (other pretrainings' are ensemble members)")
-    return [{**p, "records": [r for r in p["records"] if _run(r) not in members or _own(r, pretrained)]} for p in parts]   # other repeats: refused
+    per_pretraining = {run[0] for run, seeds in held.items() if len(seeds) > 1 and run[0] in POOLED and None not in seeds and len(set(seeds)) == len(seeds)}
+    other = lambda r: r["method"] in per_pretraining and _seed(r, pretrained) not in (None, r["seed"])   # unknown seeds: a repeat is refused
+    cut = {q.get("seed") for p in parts if p["meta"].get("cut_off") for q in p["meta"].get("pretrained", [])}
+    for run in sorted({_run(r) for p in parts for r in p["records"] if other(r)} - {_run(r) for p in parts for r in p["records"] if not other(r)}, key=str):
+        why = f"the part pretrained with seed {run[2]} was cut off before it" if run[2] in cut else f"no part pretrained with seed {run[2]}"
+        warnings.warn(f"{', '.join(map(str, run))}: {why}, so the run has no record (other pretrainings' are ensemble members)")
+    return [{**p, "records": [r for r in p["records"] if not other(r)]} for p in parts]
 
 def _one_recipe(pretrained:list, results:list):
     "Refuse SS-BNN (and SS-BNN*) pretrainings that differ in anything but their seed, where they say: their runs would be pooled as one method's."
