@@ -117,7 +117,8 @@ salvage)      # before the machine's 30 minutes end: what the queue's running pi
   case ${item##* } in
     evaluate) work=$(ls -td "$KEEP"/evaluate/*/ 2>/dev/null | head -1)      # the evaluation under way: its finished runs
               if [ -n "$work" ]; then w=$OUT/evaluate/$(basename "$work"); evaluation_back "${work%/}" "$w"
-                [ -f "$w/results.json" ] || touch "$w/salvaged"; fi ;;   # marked: no call continues it (tools/file_eval_parts.sh)
+                if [ -f "$w/partial.json" ] && [ ! -f "$w/results.json" ]; then touch "$w/salvaged"   # no call continues it
+                elif [ ! -f "$w/results.json" ]; then rm -rf "$w"; echo "salvage: the evaluation had finished no run yet"; fi; fi ;;
     sweep) mkdir -p "$OUT/sweep"; find "$KEEP/sweep" -name '*.json' -newer "$Q/items" -exec cp {} "$OUT/sweep/" \; ;;
   esac
   echo "salvage of $n: $item"; find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
@@ -209,7 +210,8 @@ evaluate)
   step timeout "$(lim 580)" python3 bench/compile_cache.py -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
       --seeds "${LABEL_SEEDS:-1}" ${KEEP_PREDICTIONS:+--keep-predictions "$KEEP_PREDICTIONS"} --quiet --out "$work"
-  evaluation_back "$work" "$OUT/evaluate/$name" ;;
+  evaluation_back "$work" "$OUT/evaluate/$name"
+  if [ -n "${QUEUED:-}" ] && [ -f "$OUT/evaluate/$name/partial.json" ]; then touch "$OUT/evaluate/$name/salvaged"; fi ;;   # queued: ended by its limit, no call continues it
 active)
   step timeout "$(lim 580)" python3 bench/compile_cache.py bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
       --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \

@@ -227,6 +227,7 @@ def write_results(out, # the results folder (created if missing)
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(out/"results")                                # a folder left by a writer that was killed
     tmp = out/f".results.tmp{os.getpid()}"; tmp.mkdir(exist_ok=True)
+    moved = []
     try:
         (tmp/names[1]).write_text(markdown)
         if figure is not None: figure.savefig(tmp/names[2], dpi=110, format="png"); plt.close(figure)
@@ -238,14 +239,17 @@ def write_results(out, # the results folder (created if missing)
             (out/names[0]).unlink(missing_ok=True)                      # from here the folder holds no whole set, and says so
             try:
                 for n in names[1:]:
-                    if (tmp/n).exists(): os.replace(tmp/n, out/n)
+                    if (tmp/n).exists(): os.replace(tmp/n, out/n); moved.append(n)
                     else: (out/n).unlink(missing_ok=True)               # an earlier set's file that this set lacks
                 os.replace(tmp/names[0], out/names[0])
             except Exception as e:                                      # the new set's JSON is whole in tmp: keep it for the user
-                kept = out/f"results-not-moved-in-{os.getpid()}"
-                os.replace(tmp, kept)
-                raise OSError(f"{out}: the results could not be moved in ({e}); the new result set is kept in {kept}") from e
-    finally: shutil.rmtree(tmp, ignore_errors=True)
+                kept = out/f"results-not-moved-in-{os.getpid()}-{time.time_ns()}"
+                try: os.replace(tmp, kept)
+                except OSError: kept, tmp = tmp, None                  # then where it is (not removed below)
+                also = f" ({', '.join(moved)} moved into {out} already)" if moved else ""
+                raise OSError(f"{out}: the results could not be moved in ({e}); the new result set is kept in {kept}{also}") from e
+    finally:
+        if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 # %% ../nbs/12_report.ipynb #423e65fc

@@ -339,8 +339,12 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
     assert r.returncode == 0 and "salvaged: its finished runs only" in r.stdout, r.stdout + r.stderr
     assert sorted(p.name for p in (tmp_path / "salvaged" / name).iterdir()) == ["partial.json", "predictions", "salvaged"]
     _, out = _piece(tmp_path, "evaluate", **env)                              # the next call finishes it
-    r = file(out, into="salvaged")                                            # the seed run again replaces its salvaged part
+    r = file(out, into="salvaged")                                            # a part without the salvaged runs does not replace it
+    assert r.returncode == 1 and "lacks 2 of the salvaged part's runs" in r.stdout, r.stdout
+    (out / "evaluate" / name / "results.json").write_text(json.dumps({"records": [{"method": "ss-bnn", "labels": 50, "seed": k} for k in (0, 1, 2)]}))
+    r = file(out, into="salvaged")                                            # the seed run again, whole, replaces it
     assert r.returncode == 0 and "replaces the salvaged part" in r.stdout and (tmp_path / "salvaged" / name / "results.json").exists(), r.stdout
+    assert "the salvaged one skipped" in file(tmp_path / "cut", into="salvaged").stdout       # and a salvaged copy filed after it is not
     assert not (tmp_path / "salvaged" / name / "salvaged").exists()
     r = file(out)
     assert r.returncode == 0 and "1 part(s) filed" in r.stdout and "--merge" in r.stdout, r.stdout + r.stderr
@@ -460,7 +464,7 @@ def test_gpu_pieces_queue_outlives_its_call_and_each_wait_returns_one_piece(tmp_
     assert "--max-minutes 27" in chain and "--seed 3" in chain and "--epochs 20" in chain    # queued: not cut at 8 minutes
     assert f"--archive {tmp_path / 'keep' / 'queue' / 'c10.npz'} " in chain                  # its copy: later calls may drop .devdata
     r, out = _piece(tmp_path, "wait")
-    assert _comes_back(out) == ["evaluate/eval_cifar10_ss-bnn-ss-map_s0_m3/partial.json"], r.stdout
+    assert _comes_back(out) == ["evaluate/eval_cifar10_ss-bnn-ss-map_s0_m3/partial.json", "evaluate/eval_cifar10_ss-bnn-ss-map_s0_m3/salvaged"], r.stdout
     assert "--model " + str(tmp_path / "runs" / "c10-20ep-s3" / "model") in (tmp_path / "log").read_text()
     r, out = _piece(tmp_path, "wait")
     assert _comes_back(out) == ["laplace/laplace_predict.json"] and "3 of 3 pieces done, 3 returned" in r.stdout
@@ -535,7 +539,7 @@ def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_p
     assert filed.returncode == 0 and "salvaged: its finished runs only" in filed.stdout, filed.stdout + filed.stderr
     assert "salvage of 1: SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate" in r.stdout
     r, out = _piece(tmp_path, "wait")                                         # the queue goes on: its piece ends as usual
-    assert "1 of 1 pieces done, 1 returned" in r.stdout and len(_comes_back(out)) == 5
+    assert "1 of 1 pieces done, 1 returned" in r.stdout and len(_comes_back(out)) == 6                   # ended unfinished: marked too
 
 
 def _peer():

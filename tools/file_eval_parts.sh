@@ -4,11 +4,12 @@
 # each whole or not at all, its predictions unpacked into <name>/predictions/. Those stay git-ignored (about 30 MB a
 # session); the SS-BNN ensembles that `ssbnn-evaluate --merge` forms from them are committed with the parts' records:
 #   bash tools/file_eval_parts.sh FILES_AT...        (each call's files_at; INTO sets another destination)
-# A salvaged part (`gpu_pieces.sh salvage`: partial.json and the mark `salvaged`, no results.json) is filed with its
-# finished runs, which --merge takes; a later part of the same name with a results.json (that seed run again) replaces
-# it. A partial.json without the mark is an evaluation its next call continues: skipped. A part is refused if a run it
-# lists as kept has no predictions file (a tar part that did not come back). A part filed already is skipped if it
-# holds the same records and all their predictions, and refused otherwise.
+# A salvaged part (`gpu_pieces.sh salvage`, or a queued evaluation its time limit ended: partial.json and the mark
+# `salvaged`, no results.json) is filed with its finished runs, which --merge takes; a later part of the same name whose
+# results.json holds all of those runs (that seed run again) replaces it. A partial.json without the mark is an
+# evaluation its next call continues: skipped (`touch FOLDER/salvaged` files one that no call will continue). A part
+# is refused if a run it lists as kept has no predictions file (a tar part that did not come back). A part filed
+# already is skipped if it holds the same records and all their predictions, and refused otherwise.
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: bash tools/file_eval_parts.sh FILES_AT... (folders device calls returned)"; exit 2; }
 folders=()
@@ -18,6 +19,14 @@ for f in "$@"; do
 done
 cd "$(dirname "$0")/.."
 into=${INTO:-bench/results/eval_cifar10_parts}
+covers() {  # NEW OLD: fails unless the records of NEW (a results.json) hold every run of OLD (a salvaged partial.json)
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+runs = lambda f: {(r["method"], r["labels"], r["seed"]) for r in json.load(open(f))["records"]}
+missing = runs(sys.argv[2]) - runs(sys.argv[1])
+if missing: sys.exit(f"it lacks {len(missing)} of the salvaged part's runs, e.g. {min(missing)}")
+PY
+}
 check() {  # PART FILE: fails, saying why, if PART/FILE is no result file, a partial.json lacks its meta, or a kept run lacks its predictions
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -39,11 +48,15 @@ while IFS= read -r -d '' d; do
   if [ -f "$d/results.json" ]; then file=results.json
   elif [ -f "$d/partial.json" ] && [ -f "$d/salvaged" ]; then file=partial.json
   elif [ -f "$d/partial.json" ]; then echo "$name: cut off by its call, which the next call continues (its results.json files it): skipped"; continue
-  else echo "$d holds neither a results.json nor a salvaged partial.json; nothing filed from it"; exit 1; fi
+  else echo "$name: holds neither a results.json nor a salvaged partial.json (nothing had finished?): skipped"; continue; fi
   replacing=""
   if [ -e "$dest" ]; then
     if cmp -s "$d/$file" "$dest/$file" && check "$dest" "$file" >/dev/null 2>&1; then echo "$name: filed already"; continue; fi
-    if [ "$file" = results.json ] && [ -f "$dest/salvaged" ]; then replacing=1
+    if [ "$file" = partial.json ] && [ -f "$dest/results.json" ] && [ ! -f "$dest/salvaged" ]; then
+      echo "$name: its finished part is filed already: the salvaged one skipped"; continue; fi
+    if [ "$file" = results.json ] && [ -f "$dest/salvaged" ]; then
+      why=$(covers "$d/results.json" "$dest/partial.json" 2>&1) || { echo "$d cannot replace the salvaged $dest: $why; give INTO=another folder"; exit 1; }
+      replacing=1
     else echo "$dest holds another result, or lacks kept predictions; move it away first, or give INTO=another folder"; exit 1; fi
   fi
   mkdir -p "$into"; tmp=$(mktemp -d "$into/.$name.XXXXXX")

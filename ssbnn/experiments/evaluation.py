@@ -444,17 +444,21 @@ def _own(r:dict, pretrained:list) -> bool:
     return r["method"] in POOLED and _seed(r, pretrained) == r["seed"]
 
 def _paired(parts:list, pretrained:list) -> list:
-    "The parts; where parts made one run with distinct pretrainings (one part per pretraining), each such method keeps only its label seeds' own pretrainings' records, the others being ensemble members."
+    "The parts; a part run per pretraining (it made a pooled method's run that another part made with another pretraining) keeps only that method's records of its own label seed, the others being ensemble members."
     held = defaultdict(list)
-    for p in parts:
-        for r in p["records"]: held[_run(r)].append(_seed(r, pretrained))
-    per_pretraining = {run[0] for run, seeds in held.items() if len(seeds) > 1 and run[0] in POOLED and None not in seeds and len(set(seeds)) == len(seeds)}
-    other = lambda r: r["method"] in per_pretraining and _seed(r, pretrained) not in (None, r["seed"])   # unknown seeds: a repeat is refused
+    for i, p in enumerate(parts):
+        for r in p["records"]: held[_run(r)].append((i, _seed(r, pretrained)))
+    per_pretraining = {(i, run[0]) for run, made in held.items() if run[0] in POOLED and len(made) > 1
+                       and None not in (s for _, s in made) and len({s for _, s in made}) == len(made) for i, _ in made}
+    other = lambda i, r: (i, r["method"]) in per_pretraining and _seed(r, pretrained) not in (None, r["seed"])   # unknown seeds: a repeat is refused
     cut = {q.get("seed") for p in parts if p["meta"].get("cut_off") for q in p["meta"].get("pretrained", [])}
-    for run in sorted({_run(r) for p in parts for r in p["records"] if other(r)} - {_run(r) for p in parts for r in p["records"] if not other(r)}, key=str):
-        why = f"the part pretrained with seed {run[2]} was cut off before it" if run[2] in cut else f"no part pretrained with seed {run[2]}"
+    seeds = {q.get("seed") for p in parts for q in p["meta"].get("pretrained", [])}
+    dropped = {_run(r) for i, p in enumerate(parts) for r in p["records"] if other(i, r)}
+    for run in sorted(dropped - {_run(r) for i, p in enumerate(parts) for r in p["records"] if not other(i, r)}, key=str):
+        why = (f"the part pretrained with seed {run[2]} was cut off before it" if run[2] in cut else
+               f"no part pretrained with seed {run[2]} made it" if run[2] in seeds else f"no part pretrained with seed {run[2]}")
         warnings.warn(f"{', '.join(map(str, run))}: {why}, so the run has no record (other pretrainings' are ensemble members)")
-    return [{**p, "records": [r for r in p["records"] if not other(r)]} for p in parts]
+    return [{**p, "records": [r for r in p["records"] if not other(i, r)]} for i, p in enumerate(parts)]
 
 def _one_recipe(pretrained:list, results:list):
     "Refuse SS-BNN (and SS-BNN*) pretrainings that differ in anything but their seed, where they say: their runs would be pooled as one method's."
@@ -477,6 +481,8 @@ def merge_evaluations(results:list[dict],
     if clash: raise ValueError(f"a part holds the run {', '.join(map(str, min(clash)))} already; form that ensemble in one place")
     out["records"] += made
     methods = [m for res in results for m in res["meta"]["config"]["methods"]] + [r["method"] for r in made]
+    planned = [res["meta"].get("runs_planned") for res in results]
+    out["meta"].update(runs_planned=None if None in planned else sum(planned))   # older parts do not say
     out["meta"].update(pretrained=pretrained, pretrain_seconds=sum(res["meta"]["pretrain_seconds"] for res in results),
                        config={**out["meta"]["config"], "methods": list(dict.fromkeys(methods))})
     return out
