@@ -439,10 +439,6 @@ def _seed(r:dict, pretrained:list):
     used = r.get("pretrainings", [])
     return pretrained[used[0]].get("seed") if len(used) == 1 else None
 
-def _own(r:dict, pretrained:list) -> bool:
-    "Whether a pooled record predicted with its label seed's own pretraining (its seed is the label seed, as `run_evaluation` pairs them)."
-    return r["method"] in POOLED and _seed(r, pretrained) == r["seed"]
-
 def _paired(parts:list, pretrained:list) -> list:
     "The parts; a part run per pretraining (it made a pooled method's run that another part made with another pretraining) keeps only that method's records of its own label seed, the others being ensemble members."
     held = defaultdict(list)
