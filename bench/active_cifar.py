@@ -10,8 +10,10 @@ the pool is the whole training split and validation / evaluation images come fro
 holds out `--eval` images for evaluation and `--val` from which the 50-image validation set is drawn; the rest is the
 pool. The SS-BNN and SimCLR encoders are pretrained here with the paper's recipe for `--epochs` (the paper: 500) unless
 `--ssbnn-model` / `--simclr-model` give model folders from `ssbnn-pretrain` (or older model.pt files). Writes results.json, active.md and
-active.png into `--out`. A run too long for one job runs in parts (`--first-seed`, `--seeds`, `--methods`), which
-`--merge` joins into one result folder afterwards (no data or GPU needed).
+active.png into `--out`. Each finished run (a method and seed) is kept in `--out`'s partial.json at once: the same
+command run again after it was cut off continues from it. A run too long for one job runs in parts (`--first-seed`,
+`--seeds`, `--methods`), which `--merge` joins into one result folder afterwards (no data or GPU needed); a part cut off
+for good gives the runs its partial.json holds.
 """
 import sys, time
 from pathlib import Path
@@ -106,18 +108,15 @@ def main(argv=None):
     chosen = {"ss-bnn-bald": lambda: ActiveMethod("ss-bnn-bald", learners["ss-bnn"], "bald"),
               "simclr-entropy": lambda: ActiveMethod("simclr-entropy", learners["simclr"], "entropy"),
               "ss-bnn-random": lambda: ActiveMethod("ss-bnn-random", learners["ss-bnn"], "random"),
-              "ensemble-bald": lambda: ActiveMethod("ensemble-bald", MethodLearner("deep-ensemble", CIFARResNet18, CropFlip(), MAPConfig(device=str(device), restore_best=False), a.members), "bald")}
+              "ensemble-bald": lambda: ActiveMethod("ensemble-bald", MethodLearner("deep-ensemble", CIFARResNet18, CropFlip(), MAPConfig(device=str(device), restore_best=False), a.members),
+                                                    "bald", a.ensemble_budget if a.ensemble_budget not in (0, a.budget) else None)}
     cfg = ActiveConfig(initial=a.initial, val=a.val_labels, step=a.step, budget=a.budget, seeds=a.seeds, seed=a.first_seed)
-    main_methods = [chosen[m]() for m in methods if m != "ensemble-bald"]
-    result = active_learning(main_methods, data, cfg) if main_methods else {"records": [], "acquired": {}, "meta": {}}
-    if "ensemble-bald" in methods:
-        ecfg = ActiveConfig(initial=a.initial, val=a.val_labels, step=a.step, budget=a.ensemble_budget or a.budget, seeds=a.seeds, seed=a.first_seed)
-        ens = active_learning([chosen["ensemble-bald"]()], data, ecfg)
-        result["records"] += ens["records"]; result["acquired"].update(ens["acquired"])
-        result["meta"] = {**ens["meta"], **result["meta"], "ensemble": {"config": ens["meta"]["config"], "members": a.members,
-                                                                          "seconds": ens["meta"]["total_seconds"]}}
+    partial = out / "partial.json"                                              # each finished run at once: a call cut off continues
+    if partial.exists(): print(f"continuing the runs {partial} holds", flush=True)
+    result = guarded(PROG, lambda: active_learning([chosen[m]() for m in methods], data, cfg, partial=partial))
     result["meta"].update(pretraining=pre, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
     report(result, out)
+    partial.unlink(missing_ok=True)                                             # its runs are in results.json now
 
 
 def claimed(out:Path) -> Path:
@@ -129,8 +128,10 @@ def claimed(out:Path) -> Path:
 def report(result:dict, out:Path):
     "Write the result folder; print the accuracy table and BALD's paired gain over random every 50 labels."
     from ssbnn.experiments.active import write_active, active_table, paired_gain
+    from ssbnn.report import cut_off_note
     write_active(result, out)
     print(active_table(result["records"]))
+    if note := cut_off_note(result["meta"], "rounds", "some methods may have fewer seeds than others").strip(): print(f"note: {note}")
     for g in paired_gain(result["records"]):
         if g["labels"] % 50 == 0: print(f"BALD - random at {g['labels']} labels: {100 * g['mean']:+.2f} points ({g['wins']}/{g['seeds']} seeds)")
     print(f"wrote {out}")
@@ -150,7 +151,7 @@ def merge(folders:list, out:Path|None):
     from ssbnn.report import read_parts
     from ssbnn.experiments.active import merge_active
     try:
-        parts = read_parts(folders, out)
+        parts = read_parts(folders, out, partial="partial.json")                # a part cut off gives its finished runs
         one_recipe(parts)
         result = merge_active(parts)
     except ValueError as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: {e}")

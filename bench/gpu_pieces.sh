@@ -12,8 +12,8 @@
 #   wait [SECONDS]    up to SECONDS (560): returns when a queued piece finishes, with its files in $OUT as if it had run
 #                     alone (one piece a call), the log since the last wait and each finished piece's exit code and time;
 #                     call it again at once (the machine goes back 30 s after a call) until every piece is returned
-#   salvage           what the running queued piece has finished so far (an evaluation's runs, marked `salvaged` for
-#                     tools/file_eval_parts.sh; a sweep's points), into $OUT: for the last call before the machine goes
+#   salvage           what the running queued piece has finished so far (an evaluation's or active learning's runs, marked
+#                     `salvaged` for tools/file_eval_parts.sh; a sweep's points), into $OUT: for the last call before the machine goes
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
@@ -54,17 +54,24 @@
 #                     warm machine); parts of sessions join here with ssbnn-evaluate --merge
 #   laplace (~1 min)  the last-layer Laplace predictive, ssbnn's against laplace-torch's (bench/laplace_predict.py, 150,000 inputs)
 #   active  (~9 min)  active learning (bench/active_cifar.py) with the chained EPOCHS (500) SS-BNN and SimCLR of seed 0, METHODS
-#                     (ss-bnn-bald,ss-bnn-random,simclr-entropy), label seed SEED (0); parts join with active_cifar.py --merge
+#                     (ss-bnn-bald,ss-bnn-random,simclr-entropy; set, it names the part), label seed SEED (0), ENSEMBLE_BUDGET (the
+#                     deep ensemble's last label count, if METHODS has ensemble-bald; default all 500); cut off by the time
+#                     limit, the same call continues it (partial.json, on the warm machine); parts join with active_cifar.py --merge
 set -uo pipefail
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "${ROOT:-$(dirname "$SELF")/..}"
 OUT=${OUT:-/tmp/out} RUNS=${RUNS:-/tmp/runs} KEEP=${KEEP:-/tmp/keep}
 piece=${1:?which piece: speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace, or queue / wait / salvage}
 Q=$KEEP/queue
-evaluation_back() {  # WORK DEST: an evaluation's records, and its kept predictions as tar parts (8 files of 16 MiB come back)
+part_back() {  # WORK DEST: a part's records (an evaluation's or active learning's, finished or partial), and an evaluation's kept
+               # predictions as tar parts (8 files of 16 MiB come back)
   mkdir -p "$2"
-  for f in results.json tables.md evaluation.png partial.json; do [ -f "$1/$f" ] && cp "$1/$f" "$2/"; done
+  for f in results.json tables.md evaluation.png active.md active.png partial.json; do [ -f "$1/$f" ] && cp "$1/$f" "$2/"; done
   if [ -d "$1/predictions" ]; then tar -C "$1" -cf - predictions | split -b 15M -d -a 1 - "$2/predictions.tar."; fi; return 0
+}
+mark_salvaged() {  # DEST: a part returned with its finished runs only, which no call will continue: marked for tools/file_eval_parts.sh
+  if [ -f "$1/partial.json" ] && [ ! -f "$1/results.json" ]; then touch "$1/salvaged"
+  elif [ ! -f "$1/results.json" ]; then rm -rf "$1"; echo "salvage: $(basename "$1") had finished no run yet"; fi; return 0
 }
 lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 lim() {   # DEADLINE [QUEUED]: seconds left until DEADLINE s after this script started (device_env.sh's install counts), at least 1;
@@ -115,10 +122,8 @@ salvage)      # before the machine's 30 minutes end: what the queue's running pi
   read -r n item < "$Q/current"; n=${n%:}
   [ -d "$Q/out/$n" ] && cp -r "$Q/out/$n/." "$OUT/"
   case ${item##* } in
-    evaluate) work=$(ls -td "$KEEP"/evaluate/*/ 2>/dev/null | head -1)      # the evaluation under way: its finished runs
-              if [ -n "$work" ]; then w=$OUT/evaluate/$(basename "$work"); evaluation_back "${work%/}" "$w"
-                if [ -f "$w/partial.json" ] && [ ! -f "$w/results.json" ]; then touch "$w/salvaged"   # no call continues it
-                elif [ ! -f "$w/results.json" ]; then rm -rf "$w"; echo "salvage: the evaluation had finished no run yet"; fi; fi ;;
+    evaluate|active) p=${item##* }; work=$(ls -td "$KEEP/$p"/*/ 2>/dev/null | head -1)   # the part under way: its finished runs
+              if [ -n "$work" ]; then w=$OUT/$p/$(basename "$work"); part_back "${work%/}" "$w"; mark_salvaged "$w"; fi ;;
     sweep) mkdir -p "$OUT/sweep"; find "$KEEP/sweep" -name '*.json' -newer "$Q/items" -exec cp {} "$OUT/sweep/" \; ;;
   esac
   echo "salvage of $n: $item"; find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
@@ -210,12 +215,16 @@ evaluate)
   step timeout "$(lim 580)" python3 bench/compile_cache.py -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
       --seeds "${LABEL_SEEDS:-1}" ${KEEP_PREDICTIONS:+--keep-predictions "$KEEP_PREDICTIONS"} --quiet --out "$work"
-  evaluation_back "$work" "$OUT/evaluate/$name"
-  if [ -n "${QUEUED:-}" ] && [ -f "$OUT/evaluate/$name/partial.json" ]; then touch "$OUT/evaluate/$name/salvaged"; fi ;;   # queued: ended by its limit, no call continues it
+  part_back "$work" "$OUT/evaluate/$name"
+  [ -z "${QUEUED:-}" ] || mark_salvaged "$OUT/evaluate/$name" ;;   # queued: ended by its limit, no call continues it
 active)
+  name=active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}$([ -n "${METHODS:-}" ] && echo "_$(echo "$METHODS" | tr ',' '+')")
+  work=$KEEP/active/$name                            # on the machine, so that a call cut off by its limit is continued by the next
   step timeout "$(lim 580)" python3 bench/compile_cache.py bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
       --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \
-      --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" --out "$OUT/active/active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}" ;;
+      --methods "${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}" ${ENSEMBLE_BUDGET:+--ensemble-budget "$ENSEMBLE_BUDGET"} --out "$work"
+  part_back "$work" "$OUT/active/$name"
+  [ -z "${QUEUED:-}" ] || mark_salvaged "$OUT/active/$name" ;;
 peer)         # SimCLR as lightly trains it, in a loop of its own (bench/peer_simclr.py), with the simclr-sgd point's settings
   e=${EPOCHS:-50}; read -r -a extra <<< "${PEER:-}"; tag=$(echo "${PEER:-}" | tr -cd 'A-Za-z0-9._')   # names the device returns
   step timeout "$(lim 570)" python3 bench/peer_simclr.py --archive "$ARCHIVE" --epochs "$e" --warmup-epochs $(( e / 10 < 10 ? e / 10 : 10 )) \

@@ -12,10 +12,10 @@ from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits,
 from .train import PretrainConfig, TensorBoardLog, ResumeError
 from .features import KNNMonitor, save_features
 from .distributed import init_distributed, close_distributed
-from .report import table, claim_folder, new_run_folder, release_folder, unhold, read_parts
+from .report import table, claim_folder, new_run_folder, release_folder, unhold, read_parts, cut_off_note
 from .experiments.corrupt import CORRUPTIONS
 from .experiments.evaluation import (EvalConfig, digits_setup, cifar10_setup, run_evaluation, write_main_job,
-                                          write_evaluation, evaluation_tables, merge_evaluations, cut_off_note, MAIN_JOB_FILES, EVALUATION_FILES)
+                                          write_evaluation, evaluation_tables, merge_evaluations, MAIN_JOB_FILES, EVALUATION_FILES)
 from .experiments.cifar import cifar_ssbnn, RECIPE_TAU_P, PAPER_TAU_P, paper_tau_p
 from .elbo import NTXent
 from .models import DigitsCNN, ProjectionHead

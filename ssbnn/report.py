@@ -7,12 +7,13 @@ from __future__ import annotations
 import errno, json, math, os, re, shutil, tempfile, time
 from pathlib import Path
 import numpy as np
-from ._utils import deferred_interrupt, remove_stale_temps
+from ._utils import deferred_interrupt, remove_stale_temps, atomic_write
 from .baselines import METHODS
 
 # %% auto #0
 __all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'unhold', 'claim_folder', 'new_run_folder',
-           'release_folder', 'write_results', 'merge_results', 'differing', 'read_parts']
+           'release_folder', 'write_results', 'merge_results', 'differing', 'read_parts', 'write_partial',
+           'read_partial', 'cut_off_note']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -291,8 +292,9 @@ def _cut_off(path:Path) -> dict:
     if not isinstance(saved.get("meta"), dict): raise ValueError(f"{path.parent} holds no results.json, and its {path.name} does not say how "
                                                                  f"its runs were made (written before such files did); it cannot be merged")
     recs, planned = saved["records"], saved["meta"].get("runs_planned")
-    if planned is not None and len(recs) >= planned: return {"records": recs, "meta": saved["meta"]}   # every run finished
-    return {"records": recs, "meta": {**saved["meta"], "cut_off": {"folder": path.parent.name, "runs": len(recs), "of": planned}}}
+    result = {k: v for k, v in saved.items() if k not in ("config", "inputs")}   # records, meta and what else a result holds (acquisitions)
+    if planned is not None and len(recs) >= planned: return result            # every run finished
+    return {**result, "meta": {**saved["meta"], "cut_off": {"folder": path.parent.name, "runs": len(recs), "of": planned}}}
 
 def read_parts(folders:list, # result folders, each holding the results.json of one part
                out, # the folder the merged result goes to
@@ -307,3 +309,47 @@ def read_parts(folders:list, # result folders, each holding the results.json of 
         try: parts.append(json.loads((f/"results.json").read_text()))
         except (OSError, ValueError) as e: raise ValueError(f"{f} holds no readable results.json ({e}); give result folders ssbnn wrote") from None
     return parts
+
+# %% ../nbs/12_report.ipynb #892f9547
+def write_partial(partial, # the file of an unfinished run's finished runs
+                  state:dict): # {'config': settings, 'inputs': what else they rest on, 'records': [...], 'meta': the meta so far, ...}
+    "Write an unfinished run's state to `partial` as JSON, whole or not at all."
+    atomic_write(partial, lambda p: p.write_text(json.dumps(state, default=str)))
+
+def _differs(a, b, at:str="") -> list[str]:
+    "Where two settings differ, as 'key: then, now' items, nested dicts by dotted keys; [] where two top-level values are not both dicts."
+    if not (isinstance(a, dict) and isinstance(b, dict)): return [f"{at}: {a} then, {b} now"] if at else []
+    return [d for k in {**a, **b} if a.get(k) != b.get(k) for d in _differs(a.get(k), b.get(k), f"{at}.{k}" if at else str(k))]
+
+def _where(a, b) -> str:
+    "' (key: then, now; ...)' where two settings dicts differ, or ''."
+    return f" ({'; '.join(d)})" if (d := _differs(a, b)) else ""
+
+def read_partial(partial, # a file `write_partial` wrote, or None
+                 settings:dict, # this run's settings (compared as they read back from JSON: tuples as lists)
+                 inputs:dict|None=None, # what else its records rest on, {name: value}: a file made from other inputs is refused too
+                 names:dict|None=None, # how a message calls the settings ('config') and each input, e.g. {'data': 'images'}
+                 again:str="run", # the verb that continues the run, for messages
+                 restart:str="delete the file to start again", # how to start afresh, for messages
+                ) -> dict:
+    "What an interrupted run with these settings and inputs saved ({} without a file); refuses a file written with others."
+    if partial is None or not Path(partial).exists(): return {}
+    try: saved = json.loads(Path(partial).read_text())
+    except (OSError, ValueError) as e: raise ValueError(f"{partial} is not readable ({e}); delete it to start again") from None
+    if not isinstance(saved, dict) or not isinstance(saved.get("records"), list): raise ValueError(f"{partial} holds no list of records; delete it to start again")
+    settings, inputs = json.loads(json.dumps([settings, inputs], default=str))   # as the file holds them
+    names, made = names or {}, saved.get("inputs") or {}          # files written before 2026-11-26 say only their settings
+    other = [names.get("config", "settings") + _where(saved.get("config"), settings)] if saved.get("config") != settings else []
+    if made and inputs: other += [names.get(k, k) + _where(made.get(k), inputs.get(k)) for k in {**made, **inputs} if made.get(k) != inputs.get(k)]
+    if other: raise ValueError(f"{partial} holds an interrupted run with other {' and '.join(other)}; {again} with the same ones to continue it, or {restart}")
+    return saved
+
+def cut_off_note(meta:dict, # a merged result's meta, whose 'parts' `read_parts` may have marked 'cut_off'
+                 unit:str="runs", # what a part's records count: 'runs', or an active-learning part's 'rounds'
+                 effect:str="some budgets may have fewer label seeds than others", # what that means for the tables
+                ) -> str:
+    "A sentence naming the merged parts that were cut off before they finished, and what that means; '' if none was."
+    said = lambda c: f" ({c.get('folder')}: {c.get('runs')} of {c.get('of') or 'an unknown number of'} {unit})" if isinstance(c, dict) else ""
+    cut = [f"part {i + 1}{said(p['cut_off'])}" for i, p in enumerate(meta.get("parts", [])) if p.get("cut_off")]
+    return "" if not cut else (f"Cut off before it finished: {', '.join(cut)} of {len(meta['parts'])} parts, whose finished {unit} alone are "
+                               f"included, so {effect}.\n\n")

@@ -197,6 +197,12 @@ def test_active_parts_merge_into_one_result(tmp_path):
         bad = run("--merge", *args, "--out", tmp_path / "bad")
         assert bad.returncode == 2 and message in bad.stderr.strip().splitlines()[-1] and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
     assert "merging needs --out" in run("--merge", tmp_path / "s0").stderr
+    cut = active_part(3); cut["records"] = cut["records"][:3]; cut["acquired"] = {"ss-bnn-bald/3": cut["acquired"]["ss-bnn-bald/3"]}
+    cut["meta"].update(runs_planned=6, pretraining=json.loads((tmp_path / "s0" / "results.json").read_text())["meta"]["pretraining"])
+    (tmp_path / "s3").mkdir(); (tmp_path / "s3" / "partial.json").write_text(json.dumps(cut))    # a part cut off for good
+    r = run("--merge", tmp_path / "s0", tmp_path / "s3", "--out", tmp_path / "with-cut")
+    assert r.returncode == 0 and "note: Cut off before it finished: part 2 (s3: 3 of 6 rounds) of 2 parts" in r.stdout, r.stdout + r.stderr
+    assert "Cut off before it finished" in (tmp_path / "with-cut" / "active.md").read_text()
 
 
 STUB = r'''#!/bin/bash
@@ -225,6 +231,14 @@ case "$*" in
       echo '{"records": [], "meta": {"config": {}}}' > "$out/partial.json"
     fi
     if [ -n "$keep" ]; then mkdir -p "$out/predictions"; for i in 0 1 2 3; do head -c 12000000 /dev/urandom > "$out/predictions/ss-bnn_50_s$i.npz"; done; fi
+    sleep "${STUB_EVAL_SLEEP:-0}" ;;
+  *active_cifar.py*)
+    mkdir -p "$out"; run='{"method": "ss-bnn-bald", "labels": 50, "seed": 0}'
+    if [ -f "$out/partial.json" ]; then                      # the second call: finishes what the first started
+      echo "{\"records\": [$run, $run]}" > "$out/results.json"; echo tables > "$out/active.md"; echo png > "$out/active.png"; rm "$out/partial.json"
+    else
+      echo "{\"records\": [$run], \"meta\": {\"config\": {}, \"runs_planned\": 2}}" > "$out/partial.json"
+    fi
     sleep "${STUB_EVAL_SLEEP:-0}" ;;
   *pretrain_cifar.py*)
     if [ -n "$outdir" ]; then mkdir -p "$outdir"; for p in "$@"; do [ "$p" = taup2 ] && echo '{}' > "$outdir/taup2.json"; done; fi ;;
@@ -379,6 +393,33 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
     assert ignored.returncode == 0                                            # kept here, not committed
 
 
+def test_active_parts_continue_on_the_machine_and_a_salvaged_one_is_filed(tmp_path):
+    "The active piece works on the machine (KEEP): a call cut off is continued by the next; queued and cut off for good, or salvaged, its finished runs come back marked and are filed for active_cifar.py --merge."
+    import time
+    name = "active_cifar10_500ep_s0"
+    def file(*folders):
+        return subprocess.run(["bash", str(ROOT / "tools" / "file_eval_parts.sh"), *map(str, folders)], capture_output=True, text=True,
+                              env={**os.environ, "ACTIVE_INTO": str(tmp_path / "parts")})
+    _, out = _piece(tmp_path, "active")                                       # cut off by its call: partial.json only, unmarked
+    assert _comes_back(out) == [f"active/{name}/partial.json"]
+    assert "0 part(s) filed" in file(out).stdout and not (tmp_path / "parts").exists()
+    _, out = _piece(tmp_path, "active")                                       # the next call finishes it
+    assert _comes_back(out) == [f"active/{name}/{f}" for f in ("active.md", "active.png", "results.json")]
+    r = file(out)
+    assert r.returncode == 0 and "active_cifar.py --merge" in r.stdout and "ssbnn-evaluate" not in r.stdout, r.stdout + r.stderr
+    assert sorted(p.name for p in (tmp_path / "parts" / name).iterdir()) == ["active.md", "active.png", "results.json"]
+    (tmp_path / "c10.npz").write_bytes(b"archive")
+    r, out = _piece(tmp_path, "queue", "SEED=1 METHODS=ensemble-bald active", STUB_EVAL_SLEEP="8", ARCHIVE=str(tmp_path / "c10.npz"))
+    assert r.returncode == 0, r.stderr
+    time.sleep(2)                                                             # its first run finished, and it runs on
+    r, out = _piece(tmp_path, "salvage")
+    part = "active/active_cifar10_500ep_s1_ensemble-bald"
+    assert _comes_back(out) == [f"{part}/partial.json", f"{part}/salvaged"], r.stdout
+    r = file(out)
+    assert r.returncode == 0 and "salvaged: its finished runs only" in r.stdout, r.stdout + r.stderr
+    assert "--methods ensemble-bald" in (tmp_path / "log").read_text().splitlines()[-1]
+
+
 def test_gpu_pieces_return_new_compile_artifacts_once(tmp_path):
     "Artifacts a piece's processes compiled come back once, beside its records; carried ones are used, not returned."
     carried = tmp_path / "carried" / "H100"; carried.mkdir(parents=True); (carried / "pretrain_main-old.bin").write_text("old")
@@ -499,7 +540,7 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     runs = [("speed", dict(BEFORE=str(ROOT))), ("modes", {}), ("optim", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
             ("table1", {}), ("table1", dict(PRIORS="bnn-gaussian,bnn-laplace")), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
             ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
-            ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("laplace", {}),
+            ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("active", dict(METHODS="ensemble-bald", ENSEMBLE_BUDGET="200")), ("laplace", {}),
             ("peer", {}), ("peer", dict(EPOCHS="200", PEER="--joint-bn --knn-every 20"))]
     for piece, settings in runs:
         r, _ = _piece(tmp_path, piece, **env, **settings)

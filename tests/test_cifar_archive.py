@@ -150,10 +150,17 @@ def test_active_learning_runs_on_models_from_ssbnn_pretrain(tmp_path):
     active = [sys.executable, str(ROOT / "bench" / "active_cifar.py"), *split, "--val", "1000", "--initial", "10", "--val-labels", "10",
               "--step", "10", "--budget", "20", "--seeds", "1", "--samples", "4", "--device", "cpu", "--no-compile"]
     r = subprocess.run([*active, "--ssbnn-model", str(tmp_path / "ss" / "model"), "--simclr-model", str(tmp_path / "sc" / "model"),
-                        "--methods", "ss-bnn-bald,simclr-entropy", "--out", str(tmp_path / "al")], capture_output=True, text=True, timeout=900)
+                        "--methods", "ss-bnn-bald,simclr-entropy,ensemble-bald", "--members", "2", "--ensemble-budget", "10",
+                        "--out", str(tmp_path / "al")], capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads((tmp_path / "al" / "results.json").read_text())
-    assert sorted({(x["method"], x["labels"]) for x in res["records"]}) == [(m, n) for m in ("simclr-entropy", "ss-bnn-bald") for n in (10, 20)]
+    assert sorted({(x["method"], x["labels"]) for x in res["records"]}) == [("ensemble-bald", 10)] + [(m, n) for m in ("simclr-entropy", "ss-bnn-bald") for n in (10, 20)]
+    assert res["meta"]["methods"]["ensemble-bald"]["budget"] == 10 and res["meta"]["methods"]["ensemble-bald"]["members"] == 2
+    assert not (tmp_path / "al" / "partial.json").exists()                    # its runs are in results.json
+    (tmp_path / "al" / "partial.json").write_text(json.dumps({"config": {"initial": 50}, "records": []}))   # another protocol's runs
+    stale = subprocess.run([*active, "--ssbnn-model", str(tmp_path / "ss" / "model"), "--methods", "ss-bnn-bald", "--out", str(tmp_path / "al")],
+                           capture_output=True, text=True, timeout=600)
+    assert stale.returncode == 2 and "holds an interrupted run with other protocol settings (initial: 50 then, 10 now" in stale.stderr.strip().splitlines()[-1]
     assert [p["weight_decay"] for p in res["meta"]["pretraining"].values()] == [5e-4, 5e-4]   # as the given models were pretrained
     swapped = subprocess.run([*active, "--ssbnn-model", str(tmp_path / "sc" / "model"), "--methods", "ss-bnn-bald", "--out", str(tmp_path / "x")],
                              capture_output=True, text=True, timeout=600)

@@ -2,8 +2,10 @@
 # File the evaluation parts that device calls returned (FOLDER/evaluate/<name>/ from bench/gpu_pieces.sh: results.json,
 # tables.md, evaluation.png and the kept predictions as predictions.tar.N) into bench/results/eval_cifar10_parts/<name>/,
 # each whole or not at all, its predictions unpacked into <name>/predictions/. Those stay git-ignored (about 30 MB a
-# session); the SS-BNN ensembles that `ssbnn-evaluate --merge` forms from them are committed with the parts' records:
-#   bash tools/file_eval_parts.sh FILES_AT...        (each call's files_at; INTO sets another destination)
+# session); the SS-BNN ensembles that `ssbnn-evaluate --merge` forms from them are committed with the parts' records.
+# Active-learning parts (FOLDER/active/<name>/: results.json, active.md, active.png) go the same way into
+# bench/results/active_cifar10_parts/<name>/, joined by bench/active_cifar.py --merge:
+#   bash tools/file_eval_parts.sh FILES_AT...        (each call's files_at; INTO and ACTIVE_INTO set other destinations)
 # A salvaged part (`gpu_pieces.sh salvage`, or a queued evaluation its time limit ended: partial.json and the mark
 # `salvaged`, no results.json) is filed with its finished runs, which --merge takes; a later part of the same name whose
 # results.json holds all of those runs (that seed run again) replaces it. A partial.json without the mark is an
@@ -18,7 +20,7 @@ for f in "$@"; do
   folders+=("$(cd "$f" && pwd)")
 done
 cd "$(dirname "$0")/.."
-into=${INTO:-bench/results/eval_cifar10_parts}
+kinds=()                                            # the kinds of part filed: their merge commands are printed at the end
 covers() {  # NEW OLD: fails unless the records of NEW (a results.json) hold every run of OLD (a salvaged partial.json)
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -44,7 +46,9 @@ PY
 }
 filed=0 found=0
 while IFS= read -r -d '' d; do
-  found=$((found + 1)); d=${d%/}; name=${d##*/}; dest=$into/$name
+  found=$((found + 1)); d=${d%/}; name=${d##*/}
+  case $name in eval_*) into=${INTO:-bench/results/eval_cifar10_parts} ;; *) into=${ACTIVE_INTO:-bench/results/active_cifar10_parts} ;; esac
+  dest=$into/$name
   if [ -f "$d/results.json" ]; then file=results.json
   elif [ -f "$d/partial.json" ] && [ -f "$d/salvaged" ]; then file=partial.json
   elif [ -f "$d/partial.json" ]; then echo "$name: cut off by its call, which the next call continues (its results.json files it): skipped"; continue
@@ -61,15 +65,19 @@ while IFS= read -r -d '' d; do
   fi
   mkdir -p "$into"; tmp=$(mktemp -d "$into/.$name.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
-  for f in "$file" tables.md evaluation.png; do if [ -f "$d/$f" ]; then cp "$d/$f" "$tmp/"; fi; done
+  for f in "$file" tables.md evaluation.png active.md active.png; do if [ -f "$d/$f" ]; then cp "$d/$f" "$tmp/"; fi; done
   [ "$file" = results.json ] || cp "$d/salvaged" "$tmp/"
   if compgen -G "$d/predictions.tar.*" >/dev/null; then
     cat "$d"/predictions.tar.? | tar -x -C "$tmp" || { echo "$d: its predictions.tar.N do not make a whole tar (a part missing?)"; exit 1; }
   fi
   why=$(check "$tmp" "$file" 2>&1) || { echo "$d: $why"; exit 1; }
   [ -z "$replacing" ] || rm -rf "$dest"
-  mv "$tmp" "$dest"; trap - EXIT; filed=$((filed + 1))
+  mv "$tmp" "$dest"; trap - EXIT; filed=$((filed + 1)); kinds+=("${name%%_*}")
   echo "filed $dest ($(find "$dest/predictions" -type f 2>/dev/null | wc -l) runs' kept predictions$([ "$file" = partial.json ] && echo "; salvaged: its finished runs only")$([ -n "$replacing" ] && echo "; replaces the salvaged part"))"
-done < <(find "${folders[@]}" -type d -path '*/evaluate/eval_cifar10_*' -prune -print0)
-[ "$found" -gt 0 ] || { echo "no evaluation parts (evaluate/eval_cifar10_*/) under $*; nothing filed"; exit 1; }
-echo "$filed part(s) filed; join them: ssbnn-evaluate --merge $into/* --out bench/results/eval_cifar10 (--overwrite once it holds results)"
+done < <(find "${folders[@]}" -type d \( -path '*/evaluate/eval_cifar10_*' -o -path '*/active/active_cifar10_*' \) -prune -print0)
+[ "$found" -gt 0 ] || { echo "no evaluation parts (evaluate/eval_cifar10_*/, active/active_cifar10_*/) under $*; nothing filed"; exit 1; }
+echo "$filed part(s) filed; join them:"
+if [[ " ${kinds[*]:-} " == *" eval "* ]]; then
+  echo "  ssbnn-evaluate --merge ${INTO:-bench/results/eval_cifar10_parts}/* --out bench/results/eval_cifar10 (--overwrite once it holds results)"; fi
+if [[ " ${kinds[*]:-} " == *" active "* ]]; then
+  echo "  python bench/active_cifar.py --merge ${ACTIVE_INTO:-bench/results/active_cifar10_parts}/* --out bench/results/active_cifar10"; fi

@@ -4,20 +4,20 @@
 
 # %% ../../nbs/experiments/04_active.ipynb #e32d494e
 from __future__ import annotations
-import copy, time, warnings
-from dataclasses import dataclass, asdict
+import copy, json, time, warnings
+from dataclasses import dataclass, asdict, replace, is_dataclass
 from pathlib import Path
 from typing import NamedTuple
 import numpy as np
 import torch
 from torch import Tensor
 from tqdm.auto import tqdm
-from .._utils import environment
-from ..data import ImageSplits, labelled_subset
+from .._utils import environment, state_digest, to_spec
+from ..data import ImageSplits, labelled_subset, data_fingerprint
 from ..metrics import evaluate, predictive_entropy
 from ..posterior import MAPPosterior, PriorEdgeWarning
 from ..baselines import MAPConfig, Labelled, METHODS
-from ..report import table, plot, write_results, merge_results
+from ..report import table, plot, write_results, merge_results, read_partial, write_partial, cut_off_note
 
 # %% auto #0
 __all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition', 'ReadoutLearner',
@@ -173,6 +173,11 @@ class ActiveMethod(NamedTuple):
     name: str
     learner: object # a `ReadoutLearner`, `MethodLearner` or anything with prepare/fit/sample/predict
     acquisition: object = "bald" # 'bald', 'entropy', 'random' or a callable (S,N,C) -> (N,)
+    budget: int|None = None # stop this method at this many labels (default: the protocol's), e.g. the deep ensemble's, for cost
+
+    def rounds(self, cfg:ActiveConfig) -> list[int]:
+        "The label counts at which this method is evaluated under the protocol `cfg`."
+        return replace(cfg, budget=self.budget or cfg.budget).rounds()
 
 # %% ../../nbs/experiments/04_active.ipynb #e0ffe816
 @torch.no_grad()
@@ -190,7 +195,8 @@ def acquire(scores:Tensor, pool:Tensor, k:int) -> Tensor:
 
 # %% ../../nbs/experiments/04_active.ipynb #26ba8c3f
 def _run(method:ActiveMethod, data:ImageSplits, cfg:ActiveConfig, seed:int, bar) -> tuple[list[dict], list[int]]:
-    "One active-learning run of `method` from the initial set of `seed`; returns the per-round records and the acquisition order."
+    "One active-learning run of `method` from the initial set of `seed`, to its budget; returns the per-round records and the acquisition order."
+    budget = method.rounds(cfg)[-1]
     labelled = labelled_subset(data.y_train, cfg.initial, seed=seed)
     val_idx = labelled_subset(data.y_val, cfg.val, seed=seed)
     learner, gen, records = method.learner.prepare(data, seed), torch.Generator().manual_seed(seed), []
@@ -199,12 +205,12 @@ def _run(method:ActiveMethod, data:ImageSplits, cfg:ActiveConfig, seed:int, bar)
         r = {"method": method.name, "seed": seed, "labels": len(labelled), **evaluate(learner.predict().cpu(), data.y_test),
              "fit_seconds": t_fit, **learner.info()}
         bar.update(1)
-        if len(labelled) >= cfg.budget:
+        if len(labelled) >= budget:
             records.append(r); break
         mask = torch.ones(len(data.y_train), dtype=torch.bool); mask[labelled] = False
         pool = mask.nonzero().squeeze(1)
         t = time.time(); scores = score_pool(learner, pool, method.acquisition, gen, cfg.chunk)
-        labelled = torch.cat([labelled, acquire(scores, pool, min(cfg.step, cfg.budget - len(labelled)))])
+        labelled = torch.cat([labelled, acquire(scores, pool, min(cfg.step, budget - len(labelled)))])
         records.append({**r, "score_seconds": time.time() - t})
     return records, labelled.tolist()
 
@@ -215,29 +221,55 @@ def _device_of(methods) -> torch.device:
         if model is not None: return model.device
     return torch.device("cpu")
 
-def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition) tuples)
+_LEARNER_SETTINGS = ("posterior", "samples", "method", "members", "config", "encoder_fn", "augment")   # what a learner's records rest on
+
+def _described(v):
+    "`v` as JSON, to tell whether runs were made alike: a config's fields but its device, ssbnn's spec of an object (`to_spec`), else its name."
+    if is_dataclass(v) and not isinstance(v, type): return json.loads(json.dumps({k: x for k, x in asdict(v).items() if k != "device"}, default=str))
+    try: return to_spec(v)
+    except (ValueError, TypeError, AttributeError): return getattr(v, "__qualname__", type(v).__qualname__)
+
+def _made(m:ActiveMethod) -> dict:
+    "How a method's records are made: its learner and its settings, a pretrained model's weights (SHA-256), its acquisition and budget."
+    l = m.learner
+    enc = getattr(getattr(l, "model", None), "encoder", None)
+    return {"learner": type(l).__name__, **{k: _described(getattr(l, k)) for k in _LEARNER_SETTINGS if hasattr(l, k)},
+            "weights": None if enc is None else state_digest(enc.state_dict()), "acquisition": _described(m.acquisition), "budget": m.budget}
+
+_INPUT_NAMES = dict(config="protocol settings", data="images", methods="methods (learners, their settings and weights, acquisitions)")
+
+def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition[, budget]) tuples)
                     data:ImageSplits, # the training split is the pool; the evaluation split scores each round
                     config:ActiveConfig|None=None,
-                    progress:bool=True) -> dict:
+                    progress:bool=True,
+                    partial=None, # a file kept up to date with the finished runs: an interrupted call continues from it
+                   ) -> dict:
     "Run every method for every seed of the protocol; returns per-round records, acquisition orders and the settings."
     cfg = config or ActiveConfig()
     methods = [ActiveMethod(*m) for m in methods]
     names = [m.name for m in methods]
     if len(set(names)) != len(names): raise ValueError(f"method names must be unique, got {names}")
-    for m in methods: get_acquisition(m.acquisition)
-    if cfg.budget > len(data.y_train): raise ValueError(f"budget {cfg.budget} is larger than the pool of {len(data.y_train)} images")
+    for m in methods:
+        get_acquisition(m.acquisition)
+        if (b := m.rounds(cfg)[-1]) > len(data.y_train): raise ValueError(f"budget {b} of {m.name} is larger than the pool of {len(data.y_train)} images")
     if cfg.val > len(data.y_val): raise ValueError(f"val {cfg.val} is larger than the {len(data.y_val)} validation images")
+    made = {m.name: _made(m) for m in methods}
+    inputs = {"data": {s: data_fingerprint(getattr(data, f"x_{s}"))["sha256"] for s in ("train", "val", "test")}, "methods": made} if partial is not None else None
+    saved = read_partial(partial, asdict(cfg), inputs, _INPUT_NAMES, restart=f"delete {partial} to start again")   # before any work
+    records, orders, earlier = saved.get("records", []), saved.get("acquired", {}), saved.get("meta", {}).get("total_seconds", 0.)
     seeds = [cfg.seed + k for k in range(cfg.seeds)]
-    t0, records, orders = time.time(), [], {}
-    with tqdm(total=len(methods) * len(seeds) * len(cfg.rounds()), disable=not progress, desc="active learning") as bar:
+    planned, t0, env = len(seeds) * sum(len(m.rounds(cfg)) for m in methods), time.time(), environment(_device_of(methods))
+    meta = lambda: {"config": asdict(cfg), "dataset": data.name, "pool": len(data.y_train), "eval_images": len(data.y_test), "methods": made,
+                    "total_seconds": time.time() - t0 + earlier, "runs_planned": planned, **env}   # a 'run' of runs_planned: one round's record
+    with tqdm(total=planned, initial=len(records), disable=not progress, desc="active learning") as bar:
         for m in methods:
             for s in seeds:
+                if f"{m.name}/{s}" in orders: continue                  # finished by an earlier call (`partial`)
                 recs, orders[f"{m.name}/{s}"] = _run(m, data, cfg, s, bar)
                 records += recs
-    meta = {"config": asdict(cfg), "dataset": data.name, "pool": len(data.y_train), "eval_images": len(data.y_test),
-            "methods": {m.name: {"learner": type(m.learner).__name__, "acquisition": getattr(m.acquisition, "__name__", m.acquisition)} for m in methods},
-            "total_seconds": time.time() - t0, **environment(_device_of(methods))}
-    return {"records": records, "acquired": orders, "meta": meta}
+                if partial is not None: write_partial(partial, {"config": asdict(cfg), "inputs": inputs, "records": records, "acquired": orders, "meta": meta()})
+    return {"records": records, "acquired": orders, "meta": meta()}
+
 
 # %% ../../nbs/experiments/04_active.ipynb #ba88d34a
 ACTIVE_NAMES = {"ss-bnn-bald": "SS-BNN + BALD", "ss-bnn-entropy": "SS-BNN + entropy", "ss-bnn-random": "SS-BNN + random",
@@ -273,8 +305,10 @@ def plot_active(records:list[dict], metrics=("accuracy",)):
 def write_active(result:dict, out) -> Path:
     "Write results.json, active.md (tables) and active.png (accuracy and ECE vs labels) into the folder `out`."
     recs, m = result["records"], result["meta"]
+    own = "".join(f"; {ACTIVE_NAMES.get(k, k)} stops at {v['budget']} labels" for k, v in m["methods"].items() if v.get("budget"))
     head = (f"# Active learning on {m['dataset']}\n\nPool {m['pool']} images, evaluation on {m['eval_images']}; "
-            f"settings {m['config']}. Device: {m['device']}, torch {m['torch']}, ssbnn {m['ssbnn']}; wall time {m['total_seconds']:.0f} s.\n\n")
+            f"settings {m['config']}{own}. Device: {m['device']}, torch {m['torch']}, ssbnn {m['ssbnn']}; wall time {m['total_seconds']:.0f} s.\n\n"
+            + cut_off_note(m, "rounds", "some methods may have fewer seeds than others, and BALD's gain over random is paired on the seeds both finished"))
     tables = "\n\n".join(active_table(recs, k) for k in ("accuracy", "ece"))
     return write_results(out, result, head + tables + "\n\n![accuracy vs labels](active.png)\n", plot_active(recs, ("accuracy", "ece")),
                          ("results.json", "active.md", "active.png"))

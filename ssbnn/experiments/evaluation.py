@@ -21,16 +21,16 @@ from ..train import PretrainConfig
 from ..metrics import evaluate, ood_auroc, confidence
 from ..posterior import PriorEdgeWarning
 from ..baselines import MAPConfig, SWAGConfig, Labelled, METHODS, Method
-from ..report import summarize, table, plot, label, write_results, merge_results, differing
+from ..report import summarize, table, plot, label, write_results, merge_results, differing, read_partial, write_partial, cut_off_note
 from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
 # %% auto #0
 __all__ = ['POOLED', 'EVALUATION_FILES', 'ENSEMBLES', 'LAPLACE_PAIRS', 'MAIN_JOB_FILES', 'Setup', 'digits_setup', 'cifar10_setup',
            'predict_all', 'scored', 'score', 'prediction_file', 'save_predictions', 'load_predictions', 'EvalConfig',
-           'labelled', 'done_records', 'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note',
-           'evaluation_tables', 'corruption_note', 'pretraining_line', 'cut_off_note', 'write_evaluation',
-           'merge_evaluations', 'ensembles_of_parts', 'laplace_table', 'main_report', 'write_main_job']
+           'labelled', 'interrupted', 'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note',
+           'evaluation_tables', 'corruption_note', 'pretraining_line', 'write_evaluation', 'merge_evaluations',
+           'ensembles_of_parts', 'laplace_table', 'main_report', 'write_main_job']
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #3f8c0a6c
 @dataclass
@@ -244,32 +244,15 @@ def _inputs(setup:Setup, cfg:EvalConfig, pretrained=None) -> dict:
     return {"data": {s: data_fingerprint(getattr(d, f"x_{s}"))["sha256"] for s in ("train", "val", "test")},
             "ood": data_fingerprint(setup.ood)["sha256"] if cfg.ood else None, "map": js(setup.map_config), "swag": js(setup.swag_config), **made}
 
-def done_records(partial, # a file `run_evaluation` keeps its finished runs in, or None
-                 config:EvalConfig,
-                 inputs:dict|None=None, # `_inputs` of this evaluation: a file made from others is refused too
-                ) -> list[dict]:
-    "The records an interrupted evaluation with the same settings finished; refuses a file written with other settings."
-    if partial is None or not Path(partial).exists(): return []
-    try: saved = json.loads(Path(partial).read_text())
-    except (OSError, ValueError) as e: raise ValueError(f"{partial} is not readable ({e}); delete it to start the evaluation again") from None
-    made = saved.get("inputs") or {}                            # files written before 2026-11-26 say only their config
-    names = dict(data="images", ood="OOD images", map="baseline training settings", swag="SWAG settings",
-                 pretrain="pretraining settings", models="pretrained models")
-    def which(a, b) -> str:
-        "Where two settings dicts differ, as ' (key: then, now; ...)'."
-        keys = [k for k in {**a, **b} if a.get(k) != b.get(k)] if isinstance(a, dict) and isinstance(b, dict) else []
-        return f" ({'; '.join(f'{k}: {a.get(k)} then, {b.get(k)} now' for k in keys)})" if keys else ""
-    other = (["evaluation settings" + which(saved.get("config"), _settings(config))] if saved.get("config") != _settings(config) else []) + \
-            [names[k] + which(made.get(k), inputs.get(k)) for k in names if made and inputs and made.get(k) != inputs.get(k)]
-    if other:
-        raise ValueError(f"{partial} holds an interrupted evaluation with other {' and '.join(other)}; evaluate with the same ones to "
-                         f"continue it, or start again (ssbnn-evaluate --overwrite)")
-    return saved["records"]
+_INPUT_NAMES = dict(config="evaluation settings", data="images", ood="OOD images", map="baseline training settings", swag="SWAG settings",
+                    pretrain="pretraining settings", models="pretrained models")   # how messages call what a partial file rests on
 
-def _earlier_seconds(partial) -> tuple[float, float]:
-    "(wall, pretraining) seconds of the calls that wrote the partial file before this one; (0, 0) without one."
-    meta = json.loads(Path(partial).read_text()).get("meta", {}) if partial is not None and Path(partial).exists() else {}
-    return meta.get("total_seconds", 0.), meta.get("pretrain_seconds", 0.)
+def interrupted(partial, # a file `run_evaluation` keeps its finished runs in, or None
+                config:EvalConfig,
+                inputs:dict|None=None, # `_inputs` of this evaluation: a file made from others is refused too
+               ) -> dict:
+    "What an interrupted evaluation with the same settings saved ({} without a file): its finished `records` and its `meta` so far."
+    return read_partial(partial, _settings(config), inputs, _INPUT_NAMES, again="evaluate", restart="start again (ssbnn-evaluate --overwrite)")
 
 def _meta(setup:Setup, cfg:EvalConfig, ss:list, pretrain_seconds:float, total_seconds:float, env:dict, runs:int) -> dict:
     "The result's `meta`: the settings with the SS-BNNs' recipe as the models say it, the wall times, the runs planned, the pretraining's history, the machine."
@@ -289,8 +272,9 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     "Every method x budget x seed on `setup`, each fitted through the registry; returns flat records and the run's settings."
     cfg = config or EvalConfig()
     inputs = _inputs(setup, cfg, pretrained) if partial is not None else None
-    done = done_records(partial, cfg, inputs)                  # before any work: a file of other settings is refused now
-    e_total, e_pre = _earlier_seconds(partial)
+    saved = interrupted(partial, cfg, inputs)                  # before any work: a file of other settings is refused now
+    done, earlier = saved.get("records", []), saved.get("meta", {})
+    e_total, e_pre = earlier.get("total_seconds", 0.), earlier.get("pretrain_seconds", 0.)   # what the calls before this one spent
     if cfg.keep_predictions and predictions is None: raise ValueError("keep_predictions needs predictions=FOLDER, where the runs' predictions go")
     d = setup.data
     images = data_fingerprint(d.x_test)["sha256"] if cfg.keep_predictions else None
@@ -319,8 +303,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t, "predict_seconds": tp})
                 if partial is not None:                          # with the meta so far: a part cut off here can still be merged
-                    state = {"config": _settings(cfg), "inputs": inputs, "records": records, "meta": meta()}
-                    atomic_write(partial, lambda p: p.write_text(json.dumps(state, default=str)))
+                    write_partial(partial, {"config": _settings(cfg), "inputs": inputs, "records": records, "meta": meta()})
     return {"records": records, "meta": meta()}
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #d4a794ea
@@ -398,13 +381,6 @@ def pretraining_line(meta:dict) -> str:
     return line + ".\n\n"
 
 EVALUATION_FILES = ("results.json", "tables.md", "evaluation.png")   # what `write_evaluation` writes
-
-def cut_off_note(meta:dict) -> str:
-    "A sentence naming the merged parts that were cut off before they finished (`read_parts`' `partial`): some budgets may lack label seeds."
-    said = lambda c: f" ({c.get('folder')}: {c.get('runs')} of {c.get('of') or 'an unknown number of'} runs)" if isinstance(c, dict) else ""
-    cut = [f"part {i + 1}{said(p['cut_off'])}" for i, p in enumerate(meta.get("parts", [])) if p.get("cut_off")]
-    return "" if not cut else (f"Cut off before it finished: {', '.join(cut)} of {len(meta['parts'])} parts, whose finished runs alone are "
-                               f"included, so some budgets may have fewer label seeds than others.\n\n")
 
 def write_evaluation(result:dict, out) -> Path:
     "Write results.json, tables.md and evaluation.png (each metric against the number of labels) into the folder `out`."
