@@ -480,7 +480,8 @@ def _ensemble_record(run:tuple, members:list) -> dict:
     mean = {k: torch.stack([p[k] for p, _, _ in loaded]).mean(0) for k in probs0}
     return {"dataset": first["dataset"], "method": ENSEMBLES[run[0]], "labels": run[1], "seed": run[2], **scored(mean, y),
             "pretrainings": [r["pretrainings"][0] for _, r, _ in members], **({"ood_set": first["ood_set"]} if "ood_set" in first else {}),
-            "seconds": sum(r["seconds"] for _, r, _ in members), "members_from": "kept predictions (float16)"}
+            "seconds": sum(r["seconds"] for _, r, _ in members), "members_from": "kept predictions (float16)",
+            "predict_seconds": None if any("predict_seconds" not in r for _, r, _ in members) else sum(r["predict_seconds"] for _, r, _ in members)}
 
 def ensembles_of_parts(parts:list, # result sets of parts, their pretrainings numbered into `pretrained` (`merge_evaluations` does)
                        folders:list, # each part's folder of kept predictions, or None
