@@ -10,8 +10,9 @@ the pool is the whole training split and validation / evaluation images come fro
 holds out `--eval` images for evaluation and `--val` from which the 50-image validation set is drawn; the rest is the
 pool. The SS-BNN and SimCLR encoders are pretrained here with the paper's recipe for `--epochs` (the paper: 500) unless
 `--ssbnn-model` / `--simclr-model` give model folders from `ssbnn-pretrain` (or older model.pt files). Writes results.json, active.md and
-active.png into `--out`. Each finished run (a method and seed) is kept in `--out`'s partial.json at once: the same
-command run again after it was cut off continues from it. A run too long for one job runs in parts (`--first-seed`,
+active.png into `--out`. Each finished run (a method and seed) is kept in `--out`'s partial.json at once, and encoders
+pretrained here in `--out` (ss-bnn-encoder, simclr-encoder): the same command run again after it was cut off continues
+from them. A run too long for one job runs in parts (`--first-seed`,
 `--seeds`, `--methods`), which `--merge` joins into one result folder afterwards (no data or GPU needed); a part cut off
 for good gives the runs its partial.json holds.
 """
@@ -80,9 +81,18 @@ def main(argv=None):
     data, decode_s = guarded(PROG, lambda: cifar_splits(a, PROG))
     print(f"{data} (read in {decode_s:.0f} s); device {device}", flush=True)
 
-    def encoder(objective, path):
-        "A pretrained SS-BNN (or SimCLR with an NTXent objective): loaded from `path` or pretrained here."
+    def encoder(objective, path, name):
+        "A pretrained SS-BNN (or SimCLR with an NTXent objective): loaded from `path`, or pretrained here and kept in --out for a call that continues."
         model = cifar_ssbnn(data.num_classes, device=device, seed=0, objective=objective)
+        kept = out / f"{name}-encoder"                  # pretrained here by a call cut off since: partial.json's runs rest on these weights
+        if path is None and kept.is_dir():
+            loaded = guarded(PROG, lambda: SSBNN.load(kept, device=device))
+            made, tau = loaded.config_, loaded.elbo.tau if isinstance(loaded.elbo, NTXent) else None
+            if (made.epochs, made.batch_size, tau) != (a.epochs, a.batch_size, objective and objective.tau):
+                fail(PROG, f"{kept} holds the encoder an earlier call pretrained for {made.epochs:g} epochs at batch {made.batch_size}" + (f", NT-Xent {tau}" if tau else "")
+                     + f"; give the same settings to continue from it, or delete it (and {out / 'partial.json'}) to start again")
+            print(f"{name}: the encoder an earlier call pretrained here ({kept})", flush=True)
+            return loaded, {"model": str(kept), "pretrained_here": True, **{k: getattr(made, k) for k in ("epochs", "batch_size", "weight_decay")}}
         if path is not None:
             loaded = guarded(PROG, lambda: SSBNN.load(path, device=device, **(model.parts() if path.is_file() else {})))
             try:
@@ -93,16 +103,17 @@ def main(argv=None):
             return loaded, {"model": str(path), **{k: getattr(made, k, None) for k in ("epochs", "batch_size", "weight_decay")}}
         cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, device=str(device))
         t = time.time(); model.pretrain(data.x_train, cfg, progress=False)
+        model.save(kept)                                # a later call of this run reuses it: pretraining on a GPU does not repeat bit for bit
         return model, {"epochs": a.epochs, "batch_size": a.batch_size, "weight_decay": cfg.weight_decay, "seconds": time.time() - t,
                        "final_tau": model.history_[-1]["tau"]}
 
     pre, learners = {}, {}
     if {"ss-bnn-bald", "ss-bnn-random"} & set(methods):
-        ss, pre["ss-bnn"] = encoder(None, a.ssbnn_model)
+        ss, pre["ss-bnn"] = encoder(None, a.ssbnn_model, "ss-bnn")
         learners["ss-bnn"] = ReadoutLearner(ss, samples=a.samples)
         print(f"SS-BNN encoder: {pre['ss-bnn']}", flush=True)
     if "simclr-entropy" in methods:
-        sc, pre["simclr"] = encoder(NTXent(a.ntxent_tau), a.simclr_model)
+        sc, pre["simclr"] = encoder(NTXent(a.ntxent_tau), a.simclr_model, "simclr")
         learners["simclr"] = ReadoutLearner(sc, MAPPosterior())
         print(f"SimCLR encoder: {pre['simclr']}", flush=True)
     chosen = {"ss-bnn-bald": lambda: ActiveMethod("ss-bnn-bald", learners["ss-bnn"], "bald"),
@@ -113,8 +124,8 @@ def main(argv=None):
     cfg = ActiveConfig(initial=a.initial, val=a.val_labels, step=a.step, budget=a.budget, seeds=a.seeds, seed=a.first_seed)
     partial = out / "partial.json"                                              # each finished run at once: a call cut off continues
     if partial.exists(): print(f"continuing the runs {partial} holds", flush=True)
-    result = guarded(PROG, lambda: active_learning([chosen[m]() for m in methods], data, cfg, partial=partial))
-    result["meta"].update(pretraining=pre, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
+    about = dict(pretraining=pre, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
+    result = guarded(PROG, lambda: active_learning([chosen[m]() for m in methods], data, cfg, partial=partial, about=about))
     report(result, out)
     partial.unlink(missing_ok=True)                                             # its runs are in results.json now
 

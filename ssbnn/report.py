@@ -5,15 +5,16 @@
 # %% ../nbs/12_report.ipynb #da56b809
 from __future__ import annotations
 import errno, json, math, os, re, shutil, tempfile, time
+from dataclasses import asdict
 from pathlib import Path
 import numpy as np
 from ._utils import deferred_interrupt, remove_stale_temps, atomic_write
 from .baselines import METHODS
 
 # %% auto #0
-__all__ = ['METRICS', 'RUN_MARK', 'summarize', 'label', 'table', 'plot', 'unhold', 'claim_folder', 'new_run_folder',
-           'release_folder', 'write_results', 'merge_results', 'differing', 'read_parts', 'write_partial',
-           'read_partial', 'cut_off_note']
+__all__ = ['METRICS', 'RUN_MARK', 'RUN_ONLY', 'summarize', 'label', 'table', 'plot', 'unhold', 'claim_folder', 'new_run_folder',
+           'release_folder', 'write_results', 'merge_results', 'differing', 'read_parts', 'settings_json',
+           'write_partial', 'read_partial', 'cut_off_note']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -311,6 +312,13 @@ def read_parts(folders:list, # result folders, each holding the results.json of 
     return parts
 
 # %% ../nbs/12_report.ipynb #892f9547
+RUN_ONLY = ("device", "checkpoint_every", "checkpoint_minutes", "max_minutes", "log_every", "monitor_every", "resume_changing",
+            "compile", "compile_mode", "fused_optimizer")             # settings of how a (pre)training runs, not of what it learns
+
+def settings_json(config) -> dict:
+    "A config dataclass's fields that bear on what it learns (`RUN_ONLY` left out), as they read back from JSON."
+    return {k: v for k, v in json.loads(json.dumps(asdict(config), default=str)).items() if k not in RUN_ONLY}
+
 def write_partial(partial, # the file of an unfinished run's finished runs
                   state:dict): # {'config': settings, 'inputs': what else they rest on, 'records': [...], 'meta': the meta so far, ...}
     "Write an unfinished run's state to `partial` as JSON, whole or not at all."
@@ -335,8 +343,8 @@ def read_partial(partial, # a file `write_partial` wrote, or None
     "What an interrupted run with these settings and inputs saved ({} without a file); refuses a file written with others."
     if partial is None or not Path(partial).exists(): return {}
     try: saved = json.loads(Path(partial).read_text())
-    except (OSError, ValueError) as e: raise ValueError(f"{partial} is not readable ({e}); delete it to start again") from None
-    if not isinstance(saved, dict) or not isinstance(saved.get("records"), list): raise ValueError(f"{partial} holds no list of records; delete it to start again")
+    except (OSError, ValueError) as e: raise ValueError(f"{partial} is not readable ({e}); {restart}") from None
+    if not isinstance(saved, dict) or not isinstance(saved.get("records"), list): raise ValueError(f"{partial} holds no list of records; {restart}")
     settings, inputs = json.loads(json.dumps([settings, inputs], default=str))   # as the file holds them
     names, made = names or {}, saved.get("inputs") or {}          # files written before 2026-11-26 say only their settings
     other = [names.get("config", "settings") + _where(saved.get("config"), settings)] if saved.get("config") != settings else []

@@ -165,3 +165,40 @@ def test_active_learning_runs_on_models_from_ssbnn_pretrain(tmp_path):
     swapped = subprocess.run([*active, "--ssbnn-model", str(tmp_path / "sc" / "model"), "--methods", "ss-bnn-bald", "--out", str(tmp_path / "x")],
                              capture_output=True, text=True, timeout=600)
     assert swapped.returncode == 2 and "pretrained with SimCLR's NT-Xent loss" in swapped.stderr.strip().splitlines()[-1]
+
+
+KILL_AFTER_FIRST_RUN = r'''
+# active_cifar.py, killed (as a time limit would) once its first run (a method and seed) is finished and kept
+import runpy, sys
+from pathlib import Path
+import ssbnn.experiments.active as active
+run, calls = active._run, []
+def once(*args, **kwargs):
+    calls.append(1)
+    if len(calls) > 1: raise KeyboardInterrupt
+    return run(*args, **kwargs)
+active._run = once
+sys.argv = sys.argv[1:]; sys.path.insert(0, str(Path(sys.argv[0]).parent))
+runpy.run_path(sys.argv[0], run_name="__main__")
+'''
+
+
+@needs_archive
+def test_active_learning_cut_off_continues_from_its_runs_and_its_own_encoder(tmp_path):
+    "A call killed after its first run leaves partial.json and the encoder it pretrained in --out; the same command continues from both."
+    out = tmp_path / "al"
+    active = [str(ROOT / "bench" / "active_cifar.py"), "--archive", str(ARCHIVE), "--limit", "500", "--eval", "50", "--val", "1000",
+              "--initial", "10", "--val-labels", "10", "--step", "10", "--budget", "20", "--seeds", "2", "--samples", "4", "--device", "cpu",
+              "--no-compile", "--epochs", "0.1", "--batch-size", "32", "--methods", "ss-bnn-bald", "--out", str(out)]
+    (tmp_path / "kill.py").write_text(KILL_AFTER_FIRST_RUN)
+    killed = subprocess.run([sys.executable, str(tmp_path / "kill.py"), *active], capture_output=True, text=True, timeout=600)
+    assert killed.returncode != 0 and (out / "ss-bnn-encoder").is_dir() and not (out / "results.json").exists(), killed.stderr[-3000:]
+    kept = json.loads((out / "partial.json").read_text())
+    assert list(kept["acquired"]) == ["ss-bnn-bald/0"] and [r["labels"] for r in kept["records"]] == [10, 20]
+    again = subprocess.run([sys.executable, *active], capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "the encoder an earlier call pretrained here" in again.stdout, again.stdout[-2000:] + again.stderr[-3000:]
+    res = json.loads((out / "results.json").read_text())
+    assert res["records"][:2] == kept["records"] and [r["seed"] for r in res["records"]] == [0, 0, 1, 1]   # the first run from the file
+    assert res["meta"]["runs_planned"] == 4 and res["meta"]["pretraining"]["ss-bnn"]["pretrained_here"] and not (out / "partial.json").exists()
+    other = subprocess.run([sys.executable, *active[:-8], "--epochs", "0.2", *active[-6:]], capture_output=True, text=True, timeout=600)
+    assert other.returncode == 2 and "holds the encoder an earlier call pretrained for 0.1 epochs at batch 32" in other.stderr.strip().splitlines()[-1]

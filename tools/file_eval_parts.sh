@@ -47,7 +47,8 @@ PY
 filed=0 found=0
 while IFS= read -r -d '' d; do
   found=$((found + 1)); d=${d%/}; name=${d##*/}
-  case $name in eval_*) into=${INTO:-bench/results/eval_cifar10_parts} ;; *) into=${ACTIVE_INTO:-bench/results/active_cifar10_parts} ;; esac
+  case $name in eval_*) into=${INTO:-bench/results/eval_cifar10_parts} flag=INTO ;; *) into=${ACTIVE_INTO:-bench/results/active_cifar10_parts} flag=ACTIVE_INTO ;; esac
+  kinds+=("${name%%_*}")                            # found: its merge command is printed, whether filed now or before
   dest=$into/$name
   if [ -f "$d/results.json" ]; then file=results.json
   elif [ -f "$d/partial.json" ] && [ -f "$d/salvaged" ]; then file=partial.json
@@ -59,9 +60,9 @@ while IFS= read -r -d '' d; do
     if [ "$file" = partial.json ] && [ -f "$dest/results.json" ] && [ ! -f "$dest/salvaged" ]; then
       echo "$name: its finished part is filed already: the salvaged one skipped"; continue; fi
     if [ "$file" = results.json ] && [ -f "$dest/salvaged" ]; then
-      why=$(covers "$d/results.json" "$dest/partial.json" 2>&1) || { echo "$d cannot replace the salvaged $dest: $why; give INTO=another folder"; exit 1; }
+      why=$(covers "$d/results.json" "$dest/partial.json" 2>&1) || { echo "$d cannot replace the salvaged $dest: $why; give $flag=another folder"; exit 1; }
       replacing=1
-    else echo "$dest holds another result, or lacks kept predictions; move it away first, or give INTO=another folder"; exit 1; fi
+    else echo "$dest holds another result, or lacks kept predictions; move it away first, or give $flag=another folder"; exit 1; fi
   fi
   mkdir -p "$into"; tmp=$(mktemp -d "$into/.$name.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
@@ -72,7 +73,7 @@ while IFS= read -r -d '' d; do
   fi
   why=$(check "$tmp" "$file" 2>&1) || { echo "$d: $why"; exit 1; }
   [ -z "$replacing" ] || rm -rf "$dest"
-  mv "$tmp" "$dest"; trap - EXIT; filed=$((filed + 1)); kinds+=("${name%%_*}")
+  mv "$tmp" "$dest"; trap - EXIT; filed=$((filed + 1))
   echo "filed $dest ($(find "$dest/predictions" -type f 2>/dev/null | wc -l) runs' kept predictions$([ "$file" = partial.json ] && echo "; salvaged: its finished runs only")$([ -n "$replacing" ] && echo "; replaces the salvaged part"))"
 done < <(find "${folders[@]}" -type d \( -path '*/evaluate/eval_cifar10_*' -o -path '*/active/active_cifar10_*' \) -prune -print0)
 [ "$found" -gt 0 ] || { echo "no evaluation parts (evaluate/eval_cifar10_*/, active/active_cifar10_*/) under $*; nothing filed"; exit 1; }

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/experiments/04_active.ipynb #e32d494e
 from __future__ import annotations
-import copy, json, time, warnings
+import copy, functools, hashlib, inspect, time, warnings
 from dataclasses import dataclass, asdict, replace, is_dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -17,7 +17,7 @@ from ..data import ImageSplits, labelled_subset, data_fingerprint
 from ..metrics import evaluate, predictive_entropy
 from ..posterior import MAPPosterior, PriorEdgeWarning
 from ..baselines import MAPConfig, Labelled, METHODS
-from ..report import table, plot, write_results, merge_results, read_partial, write_partial, cut_off_note
+from ..report import table, plot, write_results, merge_results, read_partial, write_partial, cut_off_note, settings_json
 
 # %% auto #0
 __all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition', 'ReadoutLearner',
@@ -223,18 +223,28 @@ def _device_of(methods) -> torch.device:
 
 _LEARNER_SETTINGS = ("posterior", "samples", "method", "members", "config", "encoder_fn", "augment")   # what a learner's records rest on
 
-def _described(v):
-    "`v` as JSON, to tell whether runs were made alike: a config's fields but its device, ssbnn's spec of an object (`to_spec`), else its name."
-    if is_dataclass(v) and not isinstance(v, type): return json.loads(json.dumps({k: x for k, x in asdict(v).items() if k != "device"}, default=str))
-    try: return to_spec(v)
-    except (ValueError, TypeError, AttributeError): return getattr(v, "__qualname__", type(v).__qualname__)
+def _code(c) -> str:
+    "A digest of a code object's bytecode, constants and names (nested code objects by their own digest): what a function computes."
+    consts = [_code(x) if inspect.iscode(x) else repr(x) for x in c.co_consts]
+    return hashlib.sha256(c.co_code + repr((consts, c.co_names)).encode()).hexdigest()[:16]
 
-def _made(m:ActiveMethod) -> dict:
+def _described(v):
+    "`v` as JSON, to tell whether runs were made alike: a config's settings (`settings_json`), ssbnn's spec of an object (`to_spec`), a function's code, else its name."
+    if is_dataclass(v) and not isinstance(v, type): return settings_json(v)
+    if isinstance(v, functools.partial): return {"partial": _described(v.func), "args": [_described(a) for a in v.args], "keywords": {k: _described(x) for k, x in v.keywords.items()}}
+    try: return to_spec(v)
+    except (ValueError, TypeError, AttributeError): pass
+    if not inspect.isfunction(v): return getattr(v, "__qualname__", type(v).__qualname__)
+    bound = {**inspect.getclosurevars(v).nonlocals,             # a lambda's settings are in its code, e.g. lambda: DigitsCNN(width=8),
+             **{k: p.default for k, p in inspect.signature(v).parameters.items() if p.default is not p.empty}}   # and the values it binds
+    return {"function": v.__qualname__, "code": _code(v.__code__), **({"values": {k: _described(x) for k, x in bound.items()}} if bound else {})}
+
+def _made(m:ActiveMethod, cfg:ActiveConfig) -> dict:
     "How a method's records are made: its learner and its settings, a pretrained model's weights (SHA-256), its acquisition and budget."
     l = m.learner
     enc = getattr(getattr(l, "model", None), "encoder", None)
     return {"learner": type(l).__name__, **{k: _described(getattr(l, k)) for k in _LEARNER_SETTINGS if hasattr(l, k)},
-            "weights": None if enc is None else state_digest(enc.state_dict()), "acquisition": _described(m.acquisition), "budget": m.budget}
+            "weights": None if enc is None else state_digest(enc.state_dict()), "acquisition": _described(m.acquisition), "budget": m.rounds(cfg)[-1]}
 
 _INPUT_NAMES = dict(config="protocol settings", data="images", methods="methods (learners, their settings and weights, acquisitions)")
 
@@ -243,6 +253,7 @@ def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition[,
                     config:ActiveConfig|None=None,
                     progress:bool=True,
                     partial=None, # a file kept up to date with the finished runs: an interrupted call continues from it
+                    about:dict|None=None, # more for the result's meta (e.g. how the encoders were pretrained), in the partial file too
                    ) -> dict:
     "Run every method for every seed of the protocol; returns per-round records, acquisition orders and the settings."
     cfg = config or ActiveConfig()
@@ -251,16 +262,18 @@ def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition[,
     if len(set(names)) != len(names): raise ValueError(f"method names must be unique, got {names}")
     for m in methods:
         get_acquisition(m.acquisition)
-        if (b := m.rounds(cfg)[-1]) > len(data.y_train): raise ValueError(f"budget {b} of {m.name} is larger than the pool of {len(data.y_train)} images")
+        try: b = m.rounds(cfg)[-1]
+        except ValueError as e: raise ValueError(f"{m.name}: {e}") from None
+        if b > len(data.y_train): raise ValueError(f"budget {b} of {m.name} is larger than the pool of {len(data.y_train)} images")
     if cfg.val > len(data.y_val): raise ValueError(f"val {cfg.val} is larger than the {len(data.y_val)} validation images")
-    made = {m.name: _made(m) for m in methods}
+    made = {m.name: _made(m, cfg) for m in methods}
     inputs = {"data": {s: data_fingerprint(getattr(data, f"x_{s}"))["sha256"] for s in ("train", "val", "test")}, "methods": made} if partial is not None else None
     saved = read_partial(partial, asdict(cfg), inputs, _INPUT_NAMES, restart=f"delete {partial} to start again")   # before any work
     records, orders, earlier = saved.get("records", []), saved.get("acquired", {}), saved.get("meta", {}).get("total_seconds", 0.)
     seeds = [cfg.seed + k for k in range(cfg.seeds)]
     planned, t0, env = len(seeds) * sum(len(m.rounds(cfg)) for m in methods), time.time(), environment(_device_of(methods))
     meta = lambda: {"config": asdict(cfg), "dataset": data.name, "pool": len(data.y_train), "eval_images": len(data.y_test), "methods": made,
-                    "total_seconds": time.time() - t0 + earlier, "runs_planned": planned, **env}   # a 'run' of runs_planned: one round's record
+                    "total_seconds": time.time() - t0 + earlier, "runs_planned": planned, **env, **(about or {})}   # a 'run' of runs_planned: one round's record
     with tqdm(total=planned, initial=len(records), disable=not progress, desc="active learning") as bar:
         for m in methods:
             for s in seeds:
@@ -302,10 +315,18 @@ def plot_active(records:list[dict], metrics=("accuracy",)):
     return plot(records, metrics, spread="std", band=True, log=False, styles=_ACTIVE_STYLE, names=ACTIVE_NAMES)
 
 # %% ../../nbs/experiments/04_active.ipynb #745cc4d6
+def _stops(records:list[dict], budget:int) -> str:
+    "'; <method> stops at N labels' for each method whose runs end short of `budget`, read from the records (merged parts may differ)."
+    last = {}
+    for r in records: last[(r["method"], r["seed"])] = max(r["labels"], last.get((r["method"], r["seed"]), 0))
+    ends = {}
+    for (m, _), n in last.items(): ends.setdefault(m, set()).add(n)
+    return "".join(f"; {ACTIVE_NAMES.get(m, m)} stops at {min(ns)}{'' if len(ns) == 1 else f'-{max(ns)}'} labels" for m, ns in ends.items() if ns != {budget})
+
 def write_active(result:dict, out) -> Path:
     "Write results.json, active.md (tables) and active.png (accuracy and ECE vs labels) into the folder `out`."
     recs, m = result["records"], result["meta"]
-    own = "".join(f"; {ACTIVE_NAMES.get(k, k)} stops at {v['budget']} labels" for k, v in m["methods"].items() if v.get("budget"))
+    own = _stops(recs, m["config"]["budget"])
     head = (f"# Active learning on {m['dataset']}\n\nPool {m['pool']} images, evaluation on {m['eval_images']}; "
             f"settings {m['config']}{own}. Device: {m['device']}, torch {m['torch']}, ssbnn {m['ssbnn']}; wall time {m['total_seconds']:.0f} s.\n\n"
             + cut_off_note(m, "rounds", "some methods may have fewer seeds than others, and BALD's gain over random is paired on the seeds both finished"))
@@ -322,8 +343,9 @@ def merge_active(results:list[dict]) -> dict:
     "One result from parts of an experiment run separately (other seeds or methods): records and acquisitions joined, times summed."
     out = merge_results(results, ("method", "seed"), _protocol)
     out["acquired"] = {k: v for res in results for k, v in res["acquired"].items()}
-    out["meta"].update(methods={k: v for res in results for k, v in res["meta"]["methods"].items()},
-                       seeds_run=sorted({r["seed"] for r in out["records"]}))
+    planned = [res["meta"].get("runs_planned") for res in results]
+    out["meta"].update(methods={k: v for res in results for k, v in res["meta"]["methods"].items()},   # each part's own: under 'parts'
+                       seeds_run=sorted({r["seed"] for r in out["records"]}), runs_planned=None if None in planned else sum(planned))
     return out
 
 # %% ../../nbs/experiments/04_active.ipynb #8f526951

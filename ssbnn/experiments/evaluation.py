@@ -21,7 +21,7 @@ from ..train import PretrainConfig
 from ..metrics import evaluate, ood_auroc, confidence
 from ..posterior import PriorEdgeWarning
 from ..baselines import MAPConfig, SWAGConfig, Labelled, METHODS, Method
-from ..report import summarize, table, plot, label, write_results, merge_results, differing, read_partial, write_partial, cut_off_note
+from ..report import summarize, table, plot, label, write_results, merge_results, differing, read_partial, write_partial, cut_off_note, settings_json
 from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
@@ -227,9 +227,6 @@ def _settings(cfg:EvalConfig) -> dict:
     "`cfg` as it reads back from JSON (tuples as lists), to tell whether a partial file belongs to this evaluation."
     return json.loads(json.dumps(asdict(cfg), default=str))
 
-_HOW = ("device", "checkpoint_every", "checkpoint_minutes", "max_minutes", "log_every", "monitor_every", "resume_changing",
-        "compile", "compile_mode", "fused_optimizer")             # how a (pre)training runs, not what it learns
-
 def _weights_sha(model) -> str|None:
     "SHA-256 of a pretrained model's encoder weights, as checkpoints digest theirs (None for a model without an encoder, e.g. a test's stand-in)."
     return None if (enc := getattr(model, "encoder", None)) is None else state_digest(enc.state_dict())
@@ -237,12 +234,11 @@ def _weights_sha(model) -> str|None:
 def _inputs(setup:Setup, cfg:EvalConfig, pretrained=None) -> dict:
     "What the records depend on besides `cfg`: the splits' (and OOD set's) bytes, the baselines' settings, the pretraining recipe or the given models."
     d = setup.data
-    js = lambda c: {k: v for k, v in json.loads(json.dumps(asdict(c), default=str)).items() if k not in _HOW}
     stars = any(m.startswith("ss-bnn*") for m in cfg.methods)   # SS-BNN* pretrains here with `setup.pretrain`, models given or not
     made = {**({"models": [_weights_sha(m) for m in pretrained]} if pretrained else {}),
-            **({"pretrain": js(setup.pretrain)} if stars or not pretrained else {})}
+            **({"pretrain": settings_json(setup.pretrain)} if stars or not pretrained else {})}
     return {"data": {s: data_fingerprint(getattr(d, f"x_{s}"))["sha256"] for s in ("train", "val", "test")},
-            "ood": data_fingerprint(setup.ood)["sha256"] if cfg.ood else None, "map": js(setup.map_config), "swag": js(setup.swag_config), **made}
+            "ood": data_fingerprint(setup.ood)["sha256"] if cfg.ood else None, "map": settings_json(setup.map_config), "swag": settings_json(setup.swag_config), **made}
 
 _INPUT_NAMES = dict(config="evaluation settings", data="images", ood="OOD images", map="baseline training settings", swag="SWAG settings",
                     pretrain="pretraining settings", models="pretrained models")   # how messages call what a partial file rests on
