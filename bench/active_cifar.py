@@ -11,12 +11,13 @@ holds out `--eval` images for evaluation and `--val` from which the 50-image val
 pool. The SS-BNN and SimCLR encoders are pretrained here with the paper's recipe for `--epochs` (the paper: 500) unless
 `--ssbnn-model` / `--simclr-model` give model folders from `ssbnn-pretrain` (or older model.pt files). Writes results.json, active.md and
 active.png into `--out`. Each finished run (a method and seed) is kept in `--out`'s partial.json at once, and encoders
-pretrained here in `--out` (ss-bnn-encoder, simclr-encoder): the same command run again after it was cut off continues
-from them. A run too long for one job runs in parts (`--first-seed`,
-`--seeds`, `--methods`), which `--merge` joins into one result folder afterwards (no data or GPU needed); a part cut off
-for good gives the runs its partial.json holds.
+pretrained here in `--out` (ss-bnn-encoder, simclr-encoder) until the results are written: the same command run again
+after it was cut off continues from them (a GPU pretraining does not repeat bit for bit; an encoder pretrained otherwise,
+or on other images, is refused). A run too long for one job runs in parts (`--first-seed`, `--seeds`, `--methods`),
+which `--merge` joins into one result folder afterwards (no data or GPU needed); a part cut off for good gives the runs
+its partial.json holds.
 """
-import sys, time
+import json, shutil, sys, time
 from pathlib import Path
 from common import fail, device_tag, parser, number, check_device, check_path, guarded, epochs_arg
 
@@ -75,24 +76,40 @@ def main(argv=None):
     from ssbnn.augment import CropFlip
     from ssbnn.baselines import MAPConfig
     from ssbnn.cli import check_unseen, check_objective
+    from ssbnn.report import settings_json
     from ssbnn.posterior import MAPPosterior
     from ssbnn.experiments.active import ActiveMethod, ReadoutLearner, MethodLearner, active_learning
 
     data, decode_s = guarded(PROG, lambda: cifar_splits(a, PROG))
     print(f"{data} (read in {decode_s:.0f} s); device {device}", flush=True)
 
+    partial = out / "partial.json"                                              # each finished run at once: a call cut off continues
+
+    def recipe(cfg, elbo) -> dict:
+        "What a pretraining learns from: the recipe's settings, and SimCLR's NT-Xent temperature."
+        return {**settings_json(cfg), "ntxent_tau": elbo.tau if isinstance(elbo, NTXent) else None}
+
+    def reuse(kept, cfg, objective, name):
+        "The encoder a call cut off since pretrained into --out, if it was pretrained as this call would be, on the same images."
+        loaded = guarded(PROG, lambda: SSBNN.load(kept, device=device))
+        then, now = recipe(loaded.config_, loaded.elbo) if getattr(loaded, "config_", None) else {}, recipe(cfg, objective)
+        try:
+            if not then: raise ValueError(f"{kept} holds an encoder that does not say how it was pretrained")
+            if other := [k for k in sorted({*then, *now}) if then.get(k) != now.get(k)]:
+                raise ValueError(f"{kept} holds an encoder an earlier call pretrained otherwise ({'; '.join(f'{k}: {then.get(k)} then, {now.get(k)} now' for k in other)})")
+            check_unseen(loaded, data, kept); check_objective(loaded, kept, simclr=objective is not None)
+        except ValueError as e: fail(PROG, f"{e}; give the same settings to continue from it, or delete {kept} (and {partial}) to start again")
+        print(f"{name}: the encoder an earlier call pretrained here ({kept})", flush=True)
+        try: earlier = json.loads(partial.read_text())["meta"]["pretraining"][name]   # its record, with its time, as that call kept it
+        except (OSError, ValueError, KeyError, TypeError): earlier = {k: then[k] for k in ("epochs", "batch_size", "weight_decay")}
+        return loaded, {**earlier, "reused_by_a_later_call": True}
+
     def encoder(objective, path, name):
-        "A pretrained SS-BNN (or SimCLR with an NTXent objective): loaded from `path`, or pretrained here and kept in --out for a call that continues."
+        "A pretrained SS-BNN (or SimCLR with an NTXent objective): loaded from `path`, or pretrained here and kept in --out until the results are written."
         model = cifar_ssbnn(data.num_classes, device=device, seed=0, objective=objective)
+        cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, device=str(device))
         kept = out / f"{name}-encoder"                  # pretrained here by a call cut off since: partial.json's runs rest on these weights
-        if path is None and kept.is_dir():
-            loaded = guarded(PROG, lambda: SSBNN.load(kept, device=device))
-            made, tau = loaded.config_, loaded.elbo.tau if isinstance(loaded.elbo, NTXent) else None
-            if (made.epochs, made.batch_size, tau) != (a.epochs, a.batch_size, objective and objective.tau):
-                fail(PROG, f"{kept} holds the encoder an earlier call pretrained for {made.epochs:g} epochs at batch {made.batch_size}" + (f", NT-Xent {tau}" if tau else "")
-                     + f"; give the same settings to continue from it, or delete it (and {out / 'partial.json'}) to start again")
-            print(f"{name}: the encoder an earlier call pretrained here ({kept})", flush=True)
-            return loaded, {"model": str(kept), "pretrained_here": True, **{k: getattr(made, k) for k in ("epochs", "batch_size", "weight_decay")}}
+        if path is None and kept.is_dir(): return reuse(kept, cfg, objective, name)
         if path is not None:
             loaded = guarded(PROG, lambda: SSBNN.load(path, device=device, **(model.parts() if path.is_file() else {})))
             try:
@@ -101,7 +118,6 @@ def main(argv=None):
             except ValueError as e: fail(PROG, str(e))
             made = getattr(loaded, "config_", None)                     # None: an older model.pt, which does not say
             return loaded, {"model": str(path), **{k: getattr(made, k, None) for k in ("epochs", "batch_size", "weight_decay")}}
-        cfg = PretrainConfig.for_cifar10(epochs=a.epochs, batch_size=a.batch_size, compile=not a.no_compile, device=str(device))
         t = time.time(); model.pretrain(data.x_train, cfg, progress=False)
         model.save(kept)                                # a later call of this run reuses it: pretraining on a GPU does not repeat bit for bit
         return model, {"epochs": a.epochs, "batch_size": a.batch_size, "weight_decay": cfg.weight_decay, "seconds": time.time() - t,
@@ -122,12 +138,12 @@ def main(argv=None):
               "ensemble-bald": lambda: ActiveMethod("ensemble-bald", MethodLearner("deep-ensemble", CIFARResNet18, CropFlip(), MAPConfig(device=str(device), restore_best=False), a.members),
                                                     "bald", a.ensemble_budget if a.ensemble_budget not in (0, a.budget) else None)}
     cfg = ActiveConfig(initial=a.initial, val=a.val_labels, step=a.step, budget=a.budget, seeds=a.seeds, seed=a.first_seed)
-    partial = out / "partial.json"                                              # each finished run at once: a call cut off continues
     if partial.exists(): print(f"continuing the runs {partial} holds", flush=True)
     about = dict(pretraining=pre, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
     result = guarded(PROG, lambda: active_learning([chosen[m]() for m in methods], data, cfg, partial=partial, about=about))
     report(result, out)
-    partial.unlink(missing_ok=True)                                             # its runs are in results.json now
+    partial.unlink(missing_ok=True)                                             # its runs are in results.json now, and need
+    for name in ("ss-bnn", "simclr"): shutil.rmtree(out / f"{name}-encoder", ignore_errors=True)   # no encoder kept for them
 
 
 def claimed(out:Path) -> Path:

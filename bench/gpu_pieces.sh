@@ -219,11 +219,12 @@ evaluate)
   [ -z "${QUEUED:-}" ] || mark_salvaged "$OUT/evaluate/$name" ;;   # queued: ended by its limit, no call continues it
 active)
   methods=${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}     # other methods, or another ensemble budget, name another part
-  name=active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}$([ "$methods" = ss-bnn-bald,ss-bnn-random,simclr-entropy ] || echo "_${methods//,/+}")${ENSEMBLE_BUDGET:+_to$ENSEMBLE_BUDGET}
+  budget=$([[ ,$methods, == *,ensemble-bald,* ]] && echo "${ENSEMBLE_BUDGET:-}")            # the ensemble's own, where it runs
+  name=active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}$([ "$methods" = ss-bnn-bald,ss-bnn-random,simclr-entropy ] || echo "_${methods//,/+}")${budget:+_to$budget}
   work=$KEEP/active/$name                            # on the machine, so that a call cut off by its limit is continued by the next
   step timeout "$(lim 580)" python3 bench/compile_cache.py bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
       --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \
-      --methods "$methods" ${ENSEMBLE_BUDGET:+--ensemble-budget "$ENSEMBLE_BUDGET"} --out "$work"
+      --methods "$methods" ${budget:+--ensemble-budget "$budget"} --out "$work"
   part_back "$work" "$OUT/active/$name"
   [ -z "${QUEUED:-}" ] || mark_salvaged "$OUT/active/$name" ;;
 peer)         # SimCLR as lightly trains it, in a loop of its own (bench/peer_simclr.py), with the simclr-sgd point's settings

@@ -419,7 +419,8 @@ def test_active_parts_continue_on_the_machine_and_a_salvaged_one_is_filed(tmp_pa
     assert r.returncode == 0 and "salvaged: its finished runs only" in r.stdout, r.stdout + r.stderr
     assert "--methods ensemble-bald" in (tmp_path / "log").read_text().splitlines()[-1]
     for env, part in ((dict(METHODS="ensemble-bald", ENSEMBLE_BUDGET="200"), "active_cifar10_500ep_s0_ensemble-bald_to200"),   # named by what it runs
-                      (dict(METHODS="ss-bnn-bald,ss-bnn-random,simclr-entropy"), name)):                                     # the default, named as such
+                      (dict(METHODS="ss-bnn-bald,ss-bnn-random,simclr-entropy"), name),                                      # the default, named as such
+                      (dict(ENSEMBLE_BUDGET="200"), name)):                                                                   # no ensemble: no budget of its own
         _, out = _piece(tmp_path, "active", **env)
         assert _comes_back(out)[0].startswith(f"active/{part}/"), _comes_back(out)
 

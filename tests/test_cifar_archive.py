@@ -195,10 +195,16 @@ def test_active_learning_cut_off_continues_from_its_runs_and_its_own_encoder(tmp
     assert killed.returncode != 0 and (out / "ss-bnn-encoder").is_dir() and not (out / "results.json").exists(), killed.stderr[-3000:]
     kept = json.loads((out / "partial.json").read_text())
     assert list(kept["acquired"]) == ["ss-bnn-bald/0"] and [r["labels"] for r in kept["records"]] == [10, 20]
+    assert kept["meta"]["pretraining"]["ss-bnn"]["seconds"] > 0                # how its encoder was pretrained, for --merge's check
+    for flag, value, said in (("--epochs", "0.2", "pretrained otherwise (epochs: 0.1 then, 0.2 now)"),   # an encoder pretrained otherwise,
+                              ("--eval", "60", "may have seen the evaluation images")):               # or on other images: refused
+        at = active.index(flag)
+        other = subprocess.run([sys.executable, *active[:at + 1], value, *active[at + 2:]], capture_output=True, text=True, timeout=600)
+        assert other.returncode == 2 and said in other.stderr.strip().splitlines()[-1], other.stderr[-2000:]
     again = subprocess.run([sys.executable, *active], capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and "the encoder an earlier call pretrained here" in again.stdout, again.stdout[-2000:] + again.stderr[-3000:]
     res = json.loads((out / "results.json").read_text())
     assert res["records"][:2] == kept["records"] and [r["seed"] for r in res["records"]] == [0, 0, 1, 1]   # the first run from the file
-    assert res["meta"]["runs_planned"] == 4 and res["meta"]["pretraining"]["ss-bnn"]["pretrained_here"] and not (out / "partial.json").exists()
-    other = subprocess.run([sys.executable, *active[:-8], "--epochs", "0.2", *active[-6:]], capture_output=True, text=True, timeout=600)
-    assert other.returncode == 2 and "holds the encoder an earlier call pretrained for 0.1 epochs at batch 32" in other.stderr.strip().splitlines()[-1]
+    made = res["meta"]["pretraining"]["ss-bnn"]
+    assert res["meta"]["runs_planned"] == 4 and made["reused_by_a_later_call"] and made["seconds"] == kept["meta"]["pretraining"]["ss-bnn"]["seconds"]
+    assert not (out / "partial.json").exists() and not (out / "ss-bnn-encoder").exists()   # the results hold it all now

@@ -20,7 +20,7 @@ for f in "$@"; do
   folders+=("$(cd "$f" && pwd)")
 done
 cd "$(dirname "$0")/.."
-kinds=()                                            # the kinds of part filed: their merge commands are printed at the end
+kinds=()                                            # the kinds of part found: their merge commands are printed at the end
 covers() {  # NEW OLD: fails unless the records of NEW (a results.json) hold every run of OLD (a salvaged partial.json)
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -48,12 +48,12 @@ filed=0 found=0
 while IFS= read -r -d '' d; do
   found=$((found + 1)); d=${d%/}; name=${d##*/}
   case $name in eval_*) into=${INTO:-bench/results/eval_cifar10_parts} flag=INTO ;; *) into=${ACTIVE_INTO:-bench/results/active_cifar10_parts} flag=ACTIVE_INTO ;; esac
-  kinds+=("${name%%_*}")                            # found: its merge command is printed, whether filed now or before
   dest=$into/$name
   if [ -f "$d/results.json" ]; then file=results.json
   elif [ -f "$d/partial.json" ] && [ -f "$d/salvaged" ]; then file=partial.json
   elif [ -f "$d/partial.json" ]; then echo "$name: cut off by its call, which the next call continues (its results.json files it): skipped"; continue
   else echo "$name: holds neither a results.json nor a salvaged partial.json (nothing had finished?): skipped"; continue; fi
+  kinds+=("${name%%_*}")                            # a part to merge: its merge command is printed, whether filed now or before
   replacing=""
   if [ -e "$dest" ]; then
     if cmp -s "$d/$file" "$dest/$file" && check "$dest" "$file" >/dev/null 2>&1; then echo "$name: filed already"; continue; fi

@@ -223,21 +223,31 @@ def _device_of(methods) -> torch.device:
 
 _LEARNER_SETTINGS = ("posterior", "samples", "method", "members", "config", "encoder_fn", "augment")   # what a learner's records rest on
 
-def _code(c) -> str:
-    "A digest of a code object's bytecode, constants and names (nested code objects by their own digest): what a function computes."
-    consts = [_code(x) if inspect.iscode(x) else repr(x) for x in c.co_consts]
-    return hashlib.sha256(c.co_code + repr((consts, c.co_names)).encode()).hexdigest()[:16]
+def _const(x):
+    "A code constant as text that is the same in every process: nested code by its digest, a frozenset's members sorted (their order varies with the hash seed)."
+    if inspect.iscode(x): return _code(x)
+    if isinstance(x, tuple): return [_const(v) for v in x]
+    if isinstance(x, frozenset): return ["frozenset", sorted(map(repr, map(_const, x)))]
+    return repr(x)
 
-def _described(v):
+def _code(c) -> str:
+    "A digest of a code object's bytecode, constants and names: what a function computes."
+    return hashlib.sha256(c.co_code + repr(([_const(x) for x in c.co_consts], c.co_names)).encode()).hexdigest()[:16]
+
+def _described(v, seen:frozenset=frozenset()):
     "`v` as JSON, to tell whether runs were made alike: a config's settings (`settings_json`), ssbnn's spec of an object (`to_spec`), a function's code, else its name."
+    if id(v) in seen: return "(itself)"                             # a function whose closure holds itself
+    seen = seen | {id(v)}
     if is_dataclass(v) and not isinstance(v, type): return settings_json(v)
-    if isinstance(v, functools.partial): return {"partial": _described(v.func), "args": [_described(a) for a in v.args], "keywords": {k: _described(x) for k, x in v.keywords.items()}}
+    if isinstance(v, functools.partial):
+        return {"partial": _described(v.func, seen), "args": [_described(a, seen) for a in v.args], "keywords": {k: _described(x, seen) for k, x in v.keywords.items()}}
     try: return to_spec(v)
     except (ValueError, TypeError, AttributeError): pass
     if not inspect.isfunction(v): return getattr(v, "__qualname__", type(v).__qualname__)
-    bound = {**inspect.getclosurevars(v).nonlocals,             # a lambda's settings are in its code, e.g. lambda: DigitsCNN(width=8),
-             **{k: p.default for k, p in inspect.signature(v).parameters.items() if p.default is not p.empty}}   # and the values it binds
-    return {"function": v.__qualname__, "code": _code(v.__code__), **({"values": {k: _described(x) for k, x in bound.items()}} if bound else {})}
+    try: bound = inspect.getclosurevars(v).nonlocals             # a lambda's settings are in its code, e.g. lambda: DigitsCNN(width=8),
+    except ValueError: bound = {}                               # (a closure cell not filled yet)
+    bound = {**bound, **{k: p.default for k, p in inspect.signature(v).parameters.items() if p.default is not p.empty}}   # and the values it binds
+    return {"function": v.__qualname__, "code": _code(v.__code__), **({"values": {k: _described(x, seen) for k, x in bound.items()}} if bound else {})}
 
 def _made(m:ActiveMethod, cfg:ActiveConfig) -> dict:
     "How a method's records are made: its learner and its settings, a pretrained model's weights (SHA-256), its acquisition and budget."
@@ -272,8 +282,8 @@ def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition[,
     records, orders, earlier = saved.get("records", []), saved.get("acquired", {}), saved.get("meta", {}).get("total_seconds", 0.)
     seeds = [cfg.seed + k for k in range(cfg.seeds)]
     planned, t0, env = len(seeds) * sum(len(m.rounds(cfg)) for m in methods), time.time(), environment(_device_of(methods))
-    meta = lambda: {"config": asdict(cfg), "dataset": data.name, "pool": len(data.y_train), "eval_images": len(data.y_test), "methods": made,
-                    "total_seconds": time.time() - t0 + earlier, "runs_planned": planned, **env, **(about or {})}   # a 'run' of runs_planned: one round's record
+    meta = lambda: {**(about or {}), "config": asdict(cfg), "dataset": data.name, "pool": len(data.y_train), "eval_images": len(data.y_test),
+                    "methods": made, "total_seconds": time.time() - t0 + earlier, "runs_planned": planned, **env}   # a 'run' of runs_planned: one round's record
     with tqdm(total=planned, initial=len(records), disable=not progress, desc="active learning") as bar:
         for m in methods:
             for s in seeds:
