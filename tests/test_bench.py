@@ -178,12 +178,12 @@ def active_part(seed:int, step:int=10, gain:float=0.05) -> dict:
     return {"records": recs, "acquired": {f"{m}/{seed}": list(range(70)) for m in ("ss-bnn-bald", "ss-bnn-random")}, "meta": meta}
 
 
-def test_active_parts_merge_into_one_result(tmp_path):
+def test_active_parts_merge_into_one_result(tmp_path, capsys):
     decayed = active_part(2); decayed["meta"]["pretraining"] = {"ss-bnn": {"epochs": 50, "batch_size": 1000, "weight_decay": 1e-6}}
     for name, part in (("s0", active_part(0)), ("s1", active_part(1)), ("step20", active_part(2, step=20)), ("wd", decayed)):
         part["meta"].setdefault("pretraining", {"ss-bnn": {"epochs": 50, "batch_size": 1000, "weight_decay": 5e-4, "seconds": 60. + part["meta"]["config"]["seed"]}})
         (tmp_path / name).mkdir(); (tmp_path / name / "results.json").write_text(json.dumps(part))
-    run = lambda *args: subprocess.run([sys.executable, str(ROOT / "bench" / "active_cifar.py"), *map(str, args)], capture_output=True, text=True)
+    run = _in_process("active_cifar.py", capsys)                              # a merge needs no data
     r = run("--merge", tmp_path / "s0", tmp_path / "s1", "--out", tmp_path / "all")
     assert r.returncode == 0, r.stderr[-2000:]
     res = json.loads((tmp_path / "all" / "results.json").read_text())
@@ -700,6 +700,18 @@ def _script_main(name:str):
     return runpy.run_path(str(ROOT / "bench" / name))["main"]
 
 
+def _in_process(name:str, capsys):
+    "A function running the benchmark script `name` with ARGS in this process (no Python start-up each): its exit status and output."
+    main = _script_main(name)
+    def run(*args) -> subprocess.CompletedProcess:
+        capsys.readouterr()
+        try: code = main(list(map(str, args))) or 0
+        except SystemExit as e: code = e.code
+        said = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, said.out, said.err)
+    return run
+
+
 def test_scripts_refuse_bad_input_in_one_line_before_any_work(tmp_path, capsys):
     "The scripts a user runs: bad numbers, paths, devices and outputs exit 2 in one line, before the archive is read (a garbage one shows it)."
     from ssbnn.report import claim_folder
@@ -744,9 +756,9 @@ def test_out_file_replaces_only_the_scripts_own_records(tmp_path):
     assert out_file("laplace_predict.py", tmp_path / "new" / "r.json").parent.is_dir()   # a new folder is made
 
 
-def test_ddp_overhead_checks_its_input_before_any_work(tmp_path):
+def test_ddp_overhead_checks_its_input_before_any_work(tmp_path, capsys):
     "One line and exit 2 for a missing archive, bad --gpus or an --out that is a folder or a user's file; nothing is read or run first."
-    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "ddp_overhead.py"), *a], capture_output=True, text=True)
+    run = _in_process("ddp_overhead.py", capsys)
     (tmp_path / "a.npz").write_bytes(b"not read"); (tmp_path / "notes.txt").write_text("mine")
     for args, said in ((["--archive", str(tmp_path / "none.npz")], "does not exist"), (["--archive", str(tmp_path / "a.npz"), "--gpus", "x"], "--gpus x"),
                        (["--archive", str(tmp_path / "a.npz"), "--out", str(tmp_path)], "is a folder"),
