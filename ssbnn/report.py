@@ -274,6 +274,8 @@ def merge_results(results:list[dict], # result sets {'records': [...], 'meta': {
                 raise ValueError(f"the run {', '.join(f'{f} {v}' for f, v in zip(key, run))} is in parts {owner[run] + 1} and {i + 1}; merge each run once")
     meta = {**results[0]["meta"], "total_seconds": sum(res["meta"]["total_seconds"] for res in results), "parts": [res["meta"] for res in results]}
     if any(res["meta"].get("cut_off") for res in results): meta["cut_off"] = True    # some part's runs stop short (`read_parts`)
+    planned = [res["meta"].get("runs_planned") for res in results]
+    if any(p is not None for p in planned): meta["runs_planned"] = None if None in planned else sum(planned)   # older parts do not say
     return {"records": [r for res in results for r in res["records"]], "meta": meta}
 
 def differing(recipes:list[dict], # settings of the parts' pretrainings, e.g. [{'epochs': 200, 'weight_decay': 5e-4}, ...]

@@ -353,9 +353,8 @@ def merge_active(results:list[dict]) -> dict:
     "One result from parts of an experiment run separately (other seeds or methods): records and acquisitions joined, times summed."
     out = merge_results(results, ("method", "seed"), _protocol)
     out["acquired"] = {k: v for res in results for k, v in res["acquired"].items()}
-    planned = [res["meta"].get("runs_planned") for res in results]
     out["meta"].update(methods={k: v for res in results for k, v in res["meta"]["methods"].items()},   # each part's own: under 'parts'
-                       seeds_run=sorted({r["seed"] for r in out["records"]}), runs_planned=None if None in planned else sum(planned))
+                       seeds_run=sorted({r["seed"] for r in out["records"]}))
     return out
 
 # %% ../../nbs/experiments/04_active.ipynb #8f526951

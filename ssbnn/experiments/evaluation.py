@@ -449,8 +449,6 @@ def merge_evaluations(results:list[dict],
     if clash: raise ValueError(f"a part holds the run {', '.join(map(str, min(clash)))} already; form that ensemble in one place")
     out["records"] += made
     methods = [m for res in results for m in res["meta"]["config"]["methods"]] + [r["method"] for r in made]
-    planned = [res["meta"].get("runs_planned") for res in results]
-    out["meta"].update(runs_planned=None if None in planned else sum(planned))   # older parts do not say
     out["meta"].update(pretrained=pretrained, pretrain_seconds=sum(res["meta"]["pretrain_seconds"] for res in results),
                        config={**out["meta"]["config"], "methods": list(dict.fromkeys(methods))})
     return out
