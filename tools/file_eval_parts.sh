@@ -1,8 +1,9 @@
 #!/bin/bash
 # File the evaluation parts that device calls returned (FOLDER/evaluate/<name>/ from bench/gpu_pieces.sh: results.json,
 # tables.md, evaluation.png and the kept predictions as predictions.tar.N) into bench/results/eval_cifar10_parts/<name>/,
-# each whole or not at all, its predictions unpacked into <name>/predictions/. Those stay git-ignored (about 30 MB a
-# session); the SS-BNN ensembles that `ssbnn-evaluate --merge` forms from them are committed with the parts' records.
+# each whole or not at all, its predictions unpacked into <name>/predictions/. Commit those with the part's records
+# (about 25 MB a session): a session's checkout is fresh, and the SS-BNN ensembles that `ssbnn-evaluate --merge` forms
+# need every pretraining's predictions, which come from three sessions.
 # Active-learning parts (FOLDER/active/<name>/: results.json, active.md, active.png) go the same way into
 # bench/results/active_cifar10_parts/<name>/, joined by bench/active_cifar.py --merge:
 #   bash tools/file_eval_parts.sh FILES_AT...        (each call's files_at; INTO and ACTIVE_INTO set other destinations)
