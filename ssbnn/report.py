@@ -31,7 +31,7 @@ def summarize(records:list[dict], metric:str,
     out = {}
     for k, v in groups.items():
         v = np.asarray(v, dtype=float)
-        sd = v.std(ddof=1) if len(v) > 1 else float("nan")
+        sd = float("nan") if len(v) < 2 else 0. if (v == v[0]).all() else v.std(ddof=1)   # equal values: exactly 0, not rounding's 1e-16
         out[k] = (float(v.mean()), float(sd / math.sqrt(len(v)) if spread == "se" else sd), len(v))
     return out
 

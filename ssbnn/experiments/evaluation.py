@@ -277,9 +277,10 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     counts = cfg.label_counts(len(d.y_train), d.num_classes)   # before any pretraining
     t0 = time.time()
     corrupted = {k: torch.from_numpy(v) for k, v in corrupted_sets(_uint8(d.x_test), cfg.severity, cfg.corruption_seed, cfg.corruptions).items()} if cfg.corruptions else {}
+    t1 = time.time()                                          # pretraining's time leaves out corrupting the images
     ss = _pretrained(setup, cfg, progress, pretrained, checkpoint)
     if model_dir is not None and ss: ss[0].save(model_dir)
-    t_pre, records, env = time.time() - t0 + e_pre, list(done), environment(get_device(setup.pretrain.device))
+    t_pre, records, env = time.time() - t1 + e_pre, list(done), environment(get_device(setup.pretrain.device))
     have = {(r["method"], r["labels"], r["seed"]) for r in done}
     plan = [(n, k) for n in counts for k in range(cfg.seeds_for(n, len(d.y_train)))]
     meta = lambda: _meta(setup, cfg, ss, t_pre, time.time() - t0 + e_total, env, len(plan) * len(cfg.methods))
