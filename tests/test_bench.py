@@ -389,8 +389,9 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
     assert r.returncode == 0 and "1 part(s) filed" in r.stdout, r.stdout                           # a relative path, from elsewhere
     r = subprocess.run(["bash", script, str(tmp_path / "parts")], capture_output=True, text=True)
     assert r.returncode == 1 and "no evaluation parts" in r.stdout
-    ignored = subprocess.run(["git", "check-ignore", "-q", f"bench/results/eval_cifar10_parts/{name}/predictions/ss-bnn_50_s0.npz"], cwd=ROOT)
-    assert ignored.returncode == 0                                            # kept here, not committed
+    ignored = lambda path: subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0
+    assert not ignored(f"bench/results/eval_cifar10_parts/{name}/predictions/ss-bnn_50_s0.npz")   # committed: a session's checkout is fresh
+    assert ignored("bench/results/some_run/predictions/ss-bnn_50_s0.npz")     # other runs' kept predictions stay out of git
 
 
 def test_active_parts_continue_on_the_machine_and_a_salvaged_one_is_filed(tmp_path):
