@@ -4,7 +4,7 @@
 # Every record lands under $OUT/<piece>/ (at most 8 files come back); copy them into bench/results/ and commit. $OUT is
 # emptied before each call, so what a later call reads (models, sweep points, rho's choice, an evaluation to continue)
 # lives in RUNS (/tmp/runs) and KEEP (/tmp/keep) on the warm machine, and is copied to $OUT. The pieces that compile run
-# through bench/compile_cache.py, which warms torch.compile from the carried .devdata/compile_cache; what a piece compiled
+# through bench/compile_cache.py, which warms torch.compile from the committed bench/compile_artifacts; what a piece compiled
 # anew comes back beside its records as compile-cache_<GPU>_<name>.bin: bash tools/keep_compile_cache.sh FILES_AT files it.
 #   queue ITEM...     the pieces, each ITEM `[VAR=VALUE ...] PIECE`, one after another in a process session of their own
 #                     (setsid), which outlives the call (it returns at once) and is bound by the machine's 30 minutes, not
@@ -131,7 +131,7 @@ esac
 [ -n "${QUEUED:-}" ] || source tools/device_env.sh || exit 1               # queued, the queue's environment is inherited
 mkdir -p "$OUT/$piece" "$KEEP/$piece"
 # torch.compile's warm start (bench/compile_cache.py): the carried artifacts, joined with what this machine compiled
-export COMPILE_CACHE=$KEEP/compile_cache; CARRIED=${CARRIED_CACHE:-.devdata/compile_cache}
+export COMPILE_CACHE=$KEEP/compile_cache; CARRIED=${CARRIED_CACHE:-bench/compile_artifacts}   # committed: it travels with the tree
 mkdir -p "$COMPILE_CACHE"; touch "$COMPILE_CACHE/returned"
 if [ -d "$CARRIED" ]; then cp -rn "$CARRIED/." "$COMPILE_CACHE/"                 # carried in: never sent back
   (cd "$CARRIED" && find . -name '*.bin' | sed 's|^\./||') >> "$COMPILE_CACHE/returned"; fi

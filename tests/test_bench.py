@@ -394,6 +394,26 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
     assert ignored("bench/results/some_run/predictions/ss-bnn_50_s0.npz")     # other runs' kept predictions stay out of git
 
 
+def test_identical_kept_predictions_are_filed_once(tmp_path):
+    "tools/file_eval_parts.sh keeps byte-identical prediction files (every label seed's run with all labels) once; the others link to it."
+    import tarfile
+    part = tmp_path / "got" / "evaluate" / "eval_cifar10_ss-bnn-ss-map_s0_m0"; (part / "predictions").mkdir(parents=True)
+    runs = [{"method": "ss-bnn", "labels": n, "seed": k} for n in (50, 40000) for k in (0, 1)]
+    (part / "results.json").write_text(json.dumps({"records": runs, "meta": {"config": {"keep_predictions": ["ss-bnn"]}}}))
+    for n, k, body in [(50, 0, b"a"), (50, 1, b"b"), (40000, 0, b"all"), (40000, 1, b"all")]:
+        (part / "predictions" / f"ss-bnn_{n}_s{k}.npz").write_bytes(body)
+    with tarfile.open(part / "predictions.tar.0", "w") as tf: tf.add(part / "predictions", "predictions")
+    for f in (part / "predictions").iterdir(): f.unlink()
+    (part / "predictions").rmdir()
+    r = subprocess.run(["bash", str(ROOT / "tools" / "file_eval_parts.sh"), str(tmp_path / "got")], capture_output=True, text=True,
+                       env={**os.environ, "INTO": str(tmp_path / "parts")})
+    kept = tmp_path / "parts" / part.name / "predictions"
+    assert r.returncode == 0 and "4 runs' kept predictions" in r.stdout, r.stdout + r.stderr
+    assert [p.name for p in sorted(kept.iterdir()) if p.is_symlink()] == ["ss-bnn_40000_s1.npz"]
+    assert os.readlink(kept / "ss-bnn_40000_s1.npz") == "ss-bnn_40000_s0.npz" and (kept / "ss-bnn_40000_s1.npz").read_bytes() == b"all"
+    assert {(kept / f"ss-bnn_50_s{k}.npz").read_bytes() for k in (0, 1)} == {b"a", b"b"}
+
+
 def test_active_parts_continue_on_the_machine_and_a_salvaged_one_is_filed(tmp_path):
     "The active piece works on the machine (KEEP): a call cut off is continued by the next; queued and cut off for good, or salvaged, its finished runs come back marked and are filed for active_cifar.py --merge."
     import time

@@ -11,9 +11,9 @@ PARTS = Path(__file__).resolve().parents[1] / "bench" / "results" / "eval_cifar1
 KEPT = [f for part in sorted(PARTS.glob("*/predictions")) for f in (lambda fs: fs[:2] + fs[-2:])(sorted(part.glob("*.npz")))]   # four runs a part
 
 
-def _probs(log_p16:np.ndarray) -> np.ndarray:
-    "float16 log-probabilities as a row-normalised float64 predictive."
-    p = np.exp(log_p16.astype(np.float64))
+def _probs(kept:np.ndarray) -> np.ndarray:
+    "A kept set as a row-normalised float64 predictive: float16 log-probabilities, or bytes q with log p = -(8q/255)² (the corrupted sets)."
+    p = np.exp(-(kept * 8. / 255) ** 2 if kept.dtype == np.uint8 else kept.astype(np.float64))
     return p / p.sum(1, keepdims=True)
 
 
@@ -48,5 +48,5 @@ def test_cifar_records_match_their_kept_predictions(path):
     records = json.loads((path.parents[1] / "results.json").read_text())["records"]
     rec = next(r for r in records if (r["method"].replace("*", "star"), str(r["labels"]), f"s{r['seed']}") == (method, labels, seed))
     with np.load(path) as f: got = _metrics(f)
-    for k, v in got.items():   # float16 log-probabilities move an NLL by < 0.05 % and an ECE or AUROC by less than 1e-3
-        assert rec[k] == pytest.approx(v, rel=2e-3, abs=1e-3), (k, rec[k], v)
+    for k, v in got.items():   # float16 log-probabilities move an NLL by < 0.05 %, an ECE or AUROC by < 1e-3; bytes more (03_evaluation)
+        assert rec[k] == pytest.approx(v, rel=2e-3, abs=3e-3 if k.startswith("c_") else 1e-3), (k, rec[k], v)

@@ -5,15 +5,14 @@
 #                                encoder-only compilation), for the same-seed before/after comparison of issue 13
 #   .whl/                        wheels of what the device image lacks: laplace-torch and its curvature backends,
 #                                kornia, fastcore (the image has torch, numpy, scipy, scikit-learn, safetensors, ...)
-#   .devdata/compile_cache/      torch.compile artifacts of earlier sessions (bench/compile_cache.py), copied from the
-#                                committed bench/compile_artifacts, where tools/keep_compile_cache.sh files them
+# The torch.compile artifacts of earlier sessions travel committed, in bench/compile_artifacts (tools/keep_compile_cache.sh).
 # On the device, `source tools/device_env.sh` installs the wheels and puts this tree on PYTHONPATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ARCHIVE=${SSBNN_CIFAR_ARCHIVE:-../shared/data/cifar10_train.npz}
 mkdir -p .devdata .whl
 cp -u "$ARCHIVE" .devdata/cifar10_train.npz
-mkdir -p .devdata/compile_cache bench/compile_artifacts && cp -r bench/compile_artifacts/. .devdata/compile_cache/
+rm -rf .devdata/compile_cache                 # before 2026-11-27 the artifacts were kept here; they travel committed now
 rm -rf .devdata/before && mkdir -p .devdata/before && git archive 4e4ebcf ssbnn bench | tar -x -C .devdata/before
 WHEELS="laplace-torch==0.3 curvlinops-for-pytorch==3.0.1 asdfghjkl==0.1a4 backpack-for-pytorch==1.7.1 unfoldNd==0.2.3 einconv==0.1.0
         kornia==0.9.0 kornia_rs==0.2.0 fastcore==1.14.5"
@@ -23,5 +22,9 @@ for w in $WHEELS; do
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl "$w"
 done
 du -sh .devdata .whl
-total=$(du -smc .devdata .whl | tail -1 | cut -f1)
-[ "$total" -le 56 ] || echo "warning: .devdata and .whl hold $total MiB of the 64 a call carries: delete older files in bench/compile_artifacts and .devdata/compile_cache"
+# what a call sends: the tracked files, the untracked ones git does not ignore, and the carried folders (64 MiB in all)
+tree=$( { git ls-files -z; git ls-files -z --others --exclude-standard; } | xargs -0 -r stat -c %s -- 2>/dev/null | awk '{s += $1} END {print s + 0}')
+carried=$(du -sbc .devdata .whl | tail -1 | cut -f1)
+total=$(( (tree + carried) / 1048576 ))
+echo "a call sends $total MiB of 64: the tree $(( tree / 1048576 )), .devdata and .whl $(( carried / 1048576 ))"
+[ "$total" -le 60 ] || { echo "too close to the 64 MiB a call sends: git rm kept predictions a merge no longer needs (bench/results/eval_cifar10_parts/*/predictions), or older bench/compile_artifacts"; exit 1; }

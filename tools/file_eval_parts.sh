@@ -1,9 +1,9 @@
 #!/bin/bash
 # File the evaluation parts that device calls returned (FOLDER/evaluate/<name>/ from bench/gpu_pieces.sh: results.json,
 # tables.md, evaluation.png and the kept predictions as predictions.tar.N) into bench/results/eval_cifar10_parts/<name>/,
-# each whole or not at all, its predictions unpacked into <name>/predictions/. Commit those with the part's records
-# (about 25 MB a session): a session's checkout is fresh, and the SS-BNN ensembles that `ssbnn-evaluate --merge` forms
-# need every pretraining's predictions, which come from three sessions.
+# each whole or not at all, its predictions unpacked into <name>/predictions/ (identical files once, the others linking
+# to it). Commit those with the part's records (about 13 MB a session): a session's checkout is fresh, and the SS-BNN
+# ensembles that `ssbnn-evaluate --merge` forms need every pretraining's predictions, which come from three sessions.
 # Active-learning parts (FOLDER/active/<name>/: results.json, active.md, active.png) go the same way into
 # bench/results/active_cifar10_parts/<name>/, joined by bench/active_cifar.py --merge:
 #   bash tools/file_eval_parts.sh FILES_AT...        (each call's files_at; INTO and ACTIVE_INTO set other destinations)
@@ -72,10 +72,15 @@ while IFS= read -r -d '' d; do
   if compgen -G "$d/predictions.tar.*" >/dev/null; then
     cat "$d"/predictions.tar.? | tar -x -C "$tmp" || { echo "$d: its predictions.tar.N do not make a whole tar (a part missing?)"; exit 1; }
   fi
+  unset seen; declare -A seen=()            # identical runs' predictions (every label seed's with all labels) kept once:
+  for f in "$tmp"/predictions/*.npz; do       # the others link to it, so that the repository, which travels, holds one copy
+    [ -f "$f" ] || continue; h=$(sha256sum "$f" | cut -d' ' -f1)
+    if [ -n "${seen[$h]:-}" ]; then ln -sf "${seen[$h]}" "$f"; else seen[$h]=$(basename "$f"); fi
+  done
   why=$(check "$tmp" "$file" 2>&1) || { echo "$d: $why"; exit 1; }
   [ -z "$replacing" ] || rm -rf "$dest"
   mv "$tmp" "$dest"; trap - EXIT; filed=$((filed + 1))
-  echo "filed $dest ($(find "$dest/predictions" -type f 2>/dev/null | wc -l) runs' kept predictions$([ "$file" = partial.json ] && echo "; salvaged: its finished runs only")$([ -n "$replacing" ] && echo "; replaces the salvaged part"))"
+  echo "filed $dest ($(find "$dest/predictions" \( -type f -o -type l \) 2>/dev/null | wc -l) runs' kept predictions$([ "$file" = partial.json ] && echo "; salvaged: its finished runs only")$([ -n "$replacing" ] && echo "; replaces the salvaged part"))"
 done < <(find "${folders[@]}" -type d \( -path '*/evaluate/eval_cifar10_*' -o -path '*/active/active_cifar10_*' \) -prune -print0)
 [ "$found" -gt 0 ] || { echo "no evaluation parts (evaluate/eval_cifar10_*/, active/active_cifar10_*/) under $*; nothing filed"; exit 1; }
 echo "$filed part(s) filed; join them:"

@@ -26,11 +26,11 @@ from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
 # %% auto #0
-__all__ = ['POOLED', 'EVALUATION_FILES', 'ENSEMBLES', 'LAPLACE_PAIRS', 'MAIN_JOB_FILES', 'Setup', 'digits_setup', 'cifar10_setup',
-           'predict_all', 'scored', 'score', 'prediction_file', 'save_predictions', 'load_predictions', 'EvalConfig',
-           'labelled', 'interrupted', 'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note', 'ood_note',
-           'evaluation_tables', 'corruption_note', 'pretraining_line', 'write_evaluation', 'merge_evaluations',
-           'ensembles_of_parts', 'laplace_table', 'main_report', 'write_main_job']
+__all__ = ['BYTE_SCALE', 'POOLED', 'EVALUATION_FILES', 'ENSEMBLES', 'LAPLACE_PAIRS', 'MAIN_JOB_FILES', 'Setup', 'digits_setup',
+           'cifar10_setup', 'predict_all', 'scored', 'score', 'prediction_file', 'save_predictions', 'load_predictions',
+           'EvalConfig', 'labelled', 'interrupted', 'run_evaluation', 'paper_tables', 'paper_value', 'pretraining_note',
+           'ood_note', 'evaluation_tables', 'corruption_note', 'pretraining_line', 'write_evaluation',
+           'merge_evaluations', 'ensembles_of_parts', 'laplace_table', 'main_report', 'write_main_job']
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #3f8c0a6c
 @dataclass
@@ -97,6 +97,8 @@ def score(predict, # callable(images) -> probabilities (N,C)
     return scored(predict_all(predict, data, corrupted, ood), data.y_test)
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #0dbab102
+BYTE_SCALE = 255 / 8   # a coarse set's byte q holds log p = -(q / BYTE_SCALE)²: down to -64 nats, finest near 0
+
 def prediction_file(folder, method:str, labels:int, seed:int) -> Path:
     "Where a run's kept predictions go: FOLDER/<method>_<labels>_s<seed>.npz ('*' spelled 'star')."
     return Path(folder)/f"{method.replace('*', 'star')}_{labels}_s{seed}.npz"
@@ -104,9 +106,12 @@ def prediction_file(folder, method:str, labels:int, seed:int) -> Path:
 def save_predictions(path, probs:dict, # `predict_all`'s probabilities (N,C) by set
                      y:Tensor, # labels of the evaluation images (N,)
                      images:str, # SHA-256 of the evaluation images (`data.data_fingerprint`)
+                     coarse:str="c_", # sets whose names start so (the corrupted ones) are kept in one byte a probability
                     ) -> Path:
-    "Write the probabilities as float16 log-probabilities, with the labels and the images' SHA-256, atomically."
-    logs = {k: torch.log(p.detach().cpu().clamp_min(torch.finfo(p.dtype).tiny)).numpy().astype(np.float16) for k, p in probs.items()}
+    "Write the probabilities as float16 log-probabilities (`coarse` sets: uint8 `BYTE_SCALE` √-log p), with the labels and the images' SHA-256, atomically."
+    log = lambda p: torch.log(p.detach().cpu().double().clamp_min(1e-300)).numpy()
+    logs = {k: np.clip(np.round(BYTE_SCALE * np.sqrt(-log(p))), 0, 255).astype(np.uint8) if coarse and k.startswith(coarse)
+            else log(p).astype(np.float16) for k, p in probs.items()}
     def write(tmp):
         with open(tmp, "wb") as f: np.savez_compressed(f, y=y.cpu().numpy(), images=np.array(images), **logs)
     return atomic_write(path, write)
@@ -114,7 +119,8 @@ def save_predictions(path, probs:dict, # `predict_all`'s probabilities (N,C) by 
 def load_predictions(path) -> tuple[dict, Tensor, str]:
     "`save_predictions`' file as (probabilities (N,C) float64 by set, each row renormalised; labels; the images' SHA-256)."
     with np.load(path) as f:
-        probs = {k: torch.from_numpy(f[k].astype(np.float64)).exp() for k in f.files if k not in ("y", "images")}
+        probs = {k: torch.from_numpy(-(f[k] / BYTE_SCALE) ** 2 if f[k].dtype == np.uint8 else f[k].astype(np.float64)).exp()
+                 for k in f.files if k not in ("y", "images")}
         return {k: p / p.sum(1, keepdim=True) for k, p in probs.items()}, torch.from_numpy(f["y"]), str(f["images"])
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #88764f7d
