@@ -332,7 +332,7 @@ def test_gpu_pieces_keep_what_later_calls_read_outside_the_emptied_out(tmp_path)
 
 
 def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_path):
-    "tools/file_eval_parts.sh: a part a device call returned is filed once, whole, its predictions unpacked and git-ignored; a salvaged part too, until its seed's rerun replaces it; a part its next call continues is skipped; a clashing or incomplete part is refused."
+    "tools/file_eval_parts.sh: a part a device call returned is filed once, whole, its predictions unpacked (to be committed); a salvaged part too, until its seed's rerun replaces it; a part its next call continues is skipped; a clashing or incomplete part is refused."
     import shutil
     name, env = "eval_cifar10_ss-bnn-ss-map_s0_m2", dict(SEEDS="2", FIRST_SEED="0", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")
     def file(*folders, into="parts"):

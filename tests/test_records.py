@@ -8,7 +8,12 @@ from scipy.stats import mannwhitneyu
 from sklearn.metrics import log_loss
 
 PARTS = Path(__file__).resolve().parents[1] / "bench" / "results" / "eval_cifar10_parts"
-KEPT = [f for part in sorted(PARTS.glob("*/predictions")) for f in (lambda fs: fs[:2] + fs[-2:])(sorted(part.glob("*.npz")))]   # four runs a part
+def _one_per_budget(folder:Path) -> list:
+    "A part's first kept file of each budget (links to identical runs left out)."
+    files = [f for f in sorted(folder.glob("*.npz")) if not f.is_symlink()]
+    return list({f.stem.rsplit("_", 2)[1]: f for f in reversed(files)}.values())
+
+KEPT = [f for part in sorted(PARTS.glob("*/predictions")) for f in _one_per_budget(part)]
 
 
 def _probs(kept:np.ndarray) -> np.ndarray:

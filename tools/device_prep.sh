@@ -22,8 +22,9 @@ for w in $WHEELS; do
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl "$w"
 done
 du -sh .devdata .whl
-# what a call sends: the tracked files, the untracked ones git does not ignore, and the carried folders (64 MiB in all)
-tree=$( { git ls-files -z; git ls-files -z --others --exclude-standard; } | xargs -0 -r stat -c %s -- 2>/dev/null | awk '{s += $1} END {print s + 0}')
+# what a call sends: the tracked files (links as links; one deleted but not `git rm`ed counts nothing), the untracked ones
+# git does not ignore, and the carried folders (64 MiB in all)
+tree=$( { git ls-files -z; git ls-files -z --others --exclude-standard; } | { xargs -0 -r stat -c %s -- 2>/dev/null || true; } | awk '{s += $1} END {print s + 0}')
 carried=$(du -sbc .devdata .whl | tail -1 | cut -f1)
 total=$(( (tree + carried) / 1048576 ))
 echo "a call sends $total MiB of 64: the tree $(( tree / 1048576 )), .devdata and .whl $(( carried / 1048576 ))"

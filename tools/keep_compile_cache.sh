@@ -1,9 +1,9 @@
 #!/bin/bash
 # File the torch.compile artifacts that device calls returned (FOLDER/<piece>/compile-cache_<GPU>_<name>.bin, from
 # bench/gpu_pieces.sh) into bench/compile_artifacts/<GPU>/<name>.bin, committed: a session's checkout is fresh, so a
-# git-ignored folder would not reach the next one. tools/device_prep.sh copies them into .devdata/compile_cache, which
-# sessions carry (bench/compile_cache.py). A file whose graphs are kept already (the same <hash> after the program's
-# name) is skipped:
+# git-ignored folder would not reach the next one. They travel with the tree, and bench/gpu_pieces.sh warms
+# torch.compile from them (bench/compile_cache.py). A file whose graphs are kept already (the same <hash> after the
+# program's name) is skipped:
 #   bash tools/keep_compile_cache.sh FILES_AT...       (each call's files_at; INTO sets another destination)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -109,7 +109,9 @@ def save_predictions(path, probs:dict, # `predict_all`'s probabilities (N,C) by 
                      coarse:str="c_", # sets whose names start so (the corrupted ones) are kept in one byte a probability
                     ) -> Path:
     "Write the probabilities as float16 log-probabilities (`coarse` sets: uint8 `BYTE_SCALE` √-log p), with the labels and the images' SHA-256, atomically."
-    log = lambda p: torch.log(p.detach().cpu().double().clamp_min(1e-300)).numpy()
+    bad = [k for k, p in probs.items() if not torch.isfinite(p).all()]
+    if bad: raise ValueError(f"predictions of {', '.join(bad)} hold NaN or inf values: a diverged model? Nothing was written to {path}")
+    log = lambda p: torch.log(p.detach().cpu().double().clamp(1e-300, 1)).numpy()   # ≤ 0, also for a float32 softmax's 1 + 1e-7
     logs = {k: np.clip(np.round(BYTE_SCALE * np.sqrt(-log(p))), 0, 255).astype(np.uint8) if coarse and k.startswith(coarse)
             else log(p).astype(np.float16) for k, p in probs.items()}
     def write(tmp):
@@ -481,7 +483,7 @@ def _ensemble_record(run:tuple, members:list) -> dict:
     mean = {k: torch.stack([p[k] for p, _, _ in loaded]).mean(0) for k in probs0}
     return {"dataset": first["dataset"], "method": ENSEMBLES[run[0]], "labels": run[1], "seed": run[2], **scored(mean, y),
             "pretrainings": [r["pretrainings"][0] for _, r, _ in members], **({"ood_set": first["ood_set"]} if "ood_set" in first else {}),
-            "seconds": sum(r["seconds"] for _, r, _ in members), "members_from": "kept predictions (float16)",
+            "seconds": sum(r["seconds"] for _, r, _ in members), "members_from": "kept predictions",
             "predict_seconds": None if any("predict_seconds" not in r for _, r, _ in members) else sum(r["predict_seconds"] for _, r, _ in members)}
 
 def ensembles_of_parts(parts:list, # result sets of parts, their pretrainings numbered into `pretrained` (`merge_evaluations` does)
