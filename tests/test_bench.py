@@ -30,12 +30,12 @@ def test_same_learning_passes_and_a_shift_fails():
     assert not bad["passed"] and not bad["curves"]["loss"]["within_noise"] and bad["curves"]["tau"]["within_noise"]
 
 
-def test_cli_exit_codes(tmp_path):
+def test_cli_exit_codes(tmp_path, capsys):
     for name, rec in (("b", record(0)), ("a", record(0)), ("n", record(1)), ("s", record(2, shift=0.5)), ("sn", record(1, shift=0.5))):
         (tmp_path / f"{name}.json").write_text(json.dumps(rec))
-    run = lambda after, noise="n.json": subprocess.run([sys.executable, str(ROOT / "bench" / "compare_curves.py"), "--before",
-                                                        str(tmp_path / "b.json"), "--after", str(tmp_path / after), "--noise",
-                                                        str(tmp_path / noise), "--out", str(tmp_path / "out.json")], capture_output=True, text=True)
+    script = _in_process("compare_curves.py", capsys)                     # its exit status as `python compare_curves.py` gives it
+    run = lambda after, noise="n.json": script("--before", tmp_path / "b.json", "--after", tmp_path / after, "--noise", tmp_path / noise,
+                                               "--out", tmp_path / "out.json")
     assert run("a.json").returncode == 0 and json.loads((tmp_path / "out.json").read_text())["passed"]
     shifted = run("s.json", "sn.json")
     assert shifted.returncode == 1 and "loss: " in shifted.stdout and "OUTSIDE noise" in shifted.stdout
@@ -43,8 +43,8 @@ def test_cli_exit_codes(tmp_path):
     assert missing.returncode == 2 and "FileNotFoundError" in missing.stderr.splitlines()[-1]
 
 
-def test_compile_graph_refuses_a_task_without_negatives():
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "compile_graph.py"), "--task-images", "1"], capture_output=True, text=True)
+def test_compile_graph_refuses_a_task_without_negatives(capsys):
+    r = _in_process("compile_graph.py", capsys)("--task-images", "1")
     assert r.returncode == 2 and r.stderr.strip().endswith("--task-images must be at least 2 (a task needs negatives), not 1")
 
 
@@ -70,7 +70,7 @@ def test_record_files_name_the_gpu_model_or_the_cpu():
     assert device_tag(environment("cpu")["device"]) == "cpu"           # what a CPU run's record says gives a *_cpu file
 
 
-def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_path):
+def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_path, capsys):
     import runpy
     bench = runpy.run_path(str(ROOT / "bench" / "pretrain_cifar.py"))
     new, old = tmp_path / "new", tmp_path / "old"
@@ -94,11 +94,10 @@ def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_
     (old / "e-s1.json").unlink()
     assert bench["best_point"]([old])[0] == "f"                                            # seed 0 alone: 0.79
     (tmp_path / "empty").mkdir()
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", "x.npz", "--best-of",
-                        str(tmp_path / "empty"), "--out-dir", str(tmp_path / "o")], capture_output=True, text=True)
+    script = _in_process("pretrain_cifar.py", capsys)
+    r = script("--archive", "x.npz", "--best-of", tmp_path / "empty", "--out-dir", tmp_path / "o")
     assert r.returncode == 2 and "no SS-BNN sweep records in" in r.stderr.splitlines()[-1]
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "pretrain_cifar.py"), "--archive", "x.npz", "--best-of", str(old)],
-                       capture_output=True, text=True)
+    r = script("--archive", "x.npz", "--best-of", old)
     assert r.returncode == 2 and "--point and --best-of need --out-dir" in r.stderr.splitlines()[-1]
 
 
@@ -149,15 +148,17 @@ def test_frn_reference_says_what_it_needs():
     else: assert r.returncode == 2 and "pip install jax dm-haiku" in r.stderr.strip().splitlines()[-1]
 
 
-def test_rho_speed_variants_agree_and_bad_variants_exit_2(tmp_path):
-    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "rho_speed.py"), "--device", "cpu", "--pairs", "6",
-                                     "--ss-samples", "32", "--bnn-samples", "3", "--bnn-batch", "2", *a], capture_output=True, text=True)
-    bad = run("--variants", "vmap-fp32,vmap-fp64")
+def test_rho_speed_variants_agree_and_bad_variants_exit_2(tmp_path, capsys):
+    small = ["--device", "cpu", "--pairs", "6", "--ss-samples", "32", "--bnn-samples", "3", "--bnn-batch", "2"]
+    script = _in_process("rho_speed.py", capsys)
+    refuse = lambda *a: script(*small, *a)                                   # refused before any work: in this process
+    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "rho_speed.py"), *small, *a], capture_output=True, text=True)
+    bad = refuse("--variants", "vmap-fp32,vmap-fp64")
     assert bad.returncode == 2 and "choose among vmap-fp32" in bad.stderr.strip().splitlines()[-1]
-    assert run("--bnn-batch", "0").returncode == 2
+    assert refuse("--bnn-batch", "0").returncode == 2
     (tmp_path / "notes.txt").write_text("mine")
     for out, said in ((tmp_path / "notes.txt", "is not a record of rho_speed.py"), (tmp_path, "is a folder")):   # refused before any work
-        r = run("--out", str(out)); assert r.returncode == 2 and said in r.stderr, r.stderr
+        r = refuse("--out", str(out)); assert r.returncode == 2 and said in r.stderr, r.stderr
     assert (tmp_path / "notes.txt").read_text() == "mine"
     r = run("--variants", "vmap-fp32,one-by-one-fp32,one-by-one-fp32-channels-last-compiled", "--out", str(tmp_path / "r.json"))
     assert r.returncode == 0, r.stderr
@@ -501,14 +502,13 @@ def test_compile_cache_warms_a_fresh_process(tmp_path):
     assert run().returncode == 2 and run("-c").returncode == 2
 
 
-def test_laplace_predict_bench_agrees_with_laplace_torch_and_refuses_bad_sizes(tmp_path):
-    script = str(ROOT / "bench" / "laplace_predict.py")
-    ok = subprocess.run([sys.executable, script, "--dim", "8", "--classes", "3", "--train", "30", "--inputs", "1500", "--device", "cpu",
-                         "--out", str(tmp_path / "r.json")], capture_output=True, text=True)
+def test_laplace_predict_bench_agrees_with_laplace_torch_and_refuses_bad_sizes(tmp_path, capsys):
+    script = _in_process("laplace_predict.py", capsys)
+    ok = script("--dim", "8", "--classes", "3", "--train", "30", "--inputs", "1500", "--device", "cpu", "--out", tmp_path / "r.json")
     assert ok.returncode == 0, ok.stderr
     r = json.loads((tmp_path / "r.json").read_text())
     assert (r["params"], r["inputs"], r["device"]) == (27, 1500, "cpu") and r["max_abs_diff"] < 1e-5 and r["ssbnn_s"] > 0
-    bad = subprocess.run([sys.executable, script, "--classes", "1"], capture_output=True, text=True)
+    bad = script("--classes", "1")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "argument --classes: must be a whole number ≥ 2" in bad.stderr
 
 
