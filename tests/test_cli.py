@@ -12,9 +12,9 @@ def ssbnn(*args, cwd=None, timeout=600):
 
 
 def test_help_explains_options():
-    r = ssbnn("--help")
-    assert r.returncode == 0
-    for opt in ("--epochs", "--budgets", "--seeds", "--seed", "--out", "--device", "--overwrite"): assert opt in r.stdout
+    code, out, _ = call(ssbnn_main, "--help")                       # in this process: the console script runs end to end below
+    assert code == 0
+    for opt in ("--epochs", "--budgets", "--seeds", "--seed", "--out", "--device", "--overwrite"): assert opt in out
 
 
 def test_short_run_end_to_end(tmp_path):
@@ -42,8 +42,8 @@ def test_short_run_end_to_end(tmp_path):
 
 def test_existing_results_are_never_overwritten(tmp_path):
     (tmp_path / "results.json").write_text('{"mine": 1}')
-    r = ssbnn(*SHORT, "--out", str(tmp_path))
-    assert r.returncode == 2 and "holds files that no ssbnn run wrote" in r.stderr
+    code, _, err = call(ssbnn_main, *SHORT, "--out", tmp_path)
+    assert code == 2 and "holds files that no ssbnn run wrote" in err
     assert (tmp_path / "results.json").read_text() == '{"mine": 1}'
 
 
@@ -72,9 +72,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, expect):
 
 
 def test_evaluate_help_and_bad_input(tmp_path):
-    from conftest import console
-    r = subprocess.run([console("ssbnn-evaluate"), "--help"], capture_output=True, text=True)
-    assert r.returncode == 0 and "--methods" in r.stdout and "--corruptions" in r.stdout
+    code, out, _ = call(evaluate_main, "--help")                    # the console script runs in test_evaluate_short_digits_run
+    assert code == 0 and "--methods" in out and "--corruptions" in out
     for args, expect in ((["--methods", "map,bayes"], "unknown method"), (["--corruptions", "rain"], "unknown corruption"),
                          (["--pretrain-seeds", "0"], "--pretrain-seeds: must be a whole number ≥ 1"),
                          (["--data", "cifar10", "--archive", str(tmp_path / "a.npz"), "--model", str(tmp_path / "m"), "--epochs", "5",
