@@ -107,23 +107,30 @@ def browser():
         b.close()
 
 
-def _open(browser, path:Path):
-    "Open a page with network requests refused (the check is offline); returns the page and its JavaScript errors."
+def _tab(browser):
+    "A new tab with network requests refused (the check is offline); returns it and the list its JavaScript errors go to."
     page, errors = browser.new_page(viewport={"width": 1280, "height": 900}), []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.route(re.compile(r"^https?://"), lambda route: route.abort())
+    return page, errors
+
+
+def _open(browser, path:Path):
+    "Open a page in a new tab; returns the page and its JavaScript errors."
+    page, errors = _tab(browser)
     page.goto(path.as_uri(), wait_until="load")
     return page, errors
 
 
 def test_every_page_loads_without_javascript_errors(site, browser):
-    bad = []
+    bad, (page, errors) = [], _tab(browser)                            # one tab, as a reader goes from page to page
     for path in sorted(site.rglob("*.html")):
-        page, errors = _open(browser, path)
+        errors.clear()
+        page.goto(path.as_uri(), wait_until="load")
         title, text = page.title(), page.inner_text("main") if page.locator("main").count() else page.inner_text("body")
         if errors: bad.append(f"{path.relative_to(site)}: JavaScript errors {errors}")
         if not title or len(text.strip()) < 50: bad.append(f"{path.relative_to(site)}: empty page (title {title!r})")
-        page.close()
+    page.close()
     assert not bad, "\n".join(bad)
 
 
