@@ -306,12 +306,17 @@ def test_stale_temporary_files_are_removed(tmp_path):
 
 
 KILLER = r"""
-import sys, torch
+import os, sys, torch
 from ssbnn._utils import save_checkpoint
-state = {"w": torch.randn(2_000_000), "step": 0}
-print("ready", flush=True)
-for step in range(10**6):
-    state["step"] = step; save_checkpoint(sys.argv[1], state)
+for _ in sys.stdin:                                  # one saving process a line, forked: torch is imported once, not once each
+    pid = os.fork()
+    if pid == 0:
+        state = {"w": torch.randn(2_000_000), "step": 0}
+        print("ready", os.getpid(), flush=True)
+        for step in range(10**6):
+            state["step"] = step; save_checkpoint(sys.argv[1], state)
+        os._exit(0)
+    os.waitpid(pid, 0); print("gone", flush=True)     # killed by the test, and reaped here, so its pid is free
 """
 
 
@@ -320,14 +325,20 @@ def test_kills_during_saves_leave_a_loadable_checkpoint(tmp_path):
     import random, subprocess as sp, time
     from ssbnn._utils import load_checkpoint, remove_stale_temps
     path, rng, steps = tmp_path / "ck.pt", random.Random(0), []
-    for k in range(6):
-        p = sp.Popen([sys.executable, "-c", KILLER, str(path)], stdout=sp.PIPE, text=True)
-        assert p.stdout.readline().strip() == "ready"
-        time.sleep(0.2 + rng.random() * 0.6)
-        p.kill(); p.wait()
-        if path.exists(): steps.append(load_checkpoint(path)["step"])          # never a half-written file
-        remove_stale_temps(path)
-        assert not list(tmp_path.glob(".ck.pt.tmp*"))
+    savers = sp.Popen([sys.executable, "-c", KILLER, str(path)], stdin=sp.PIPE, stdout=sp.PIPE, text=True)
+    try:
+        for k in range(6):
+            savers.stdin.write("\n"); savers.stdin.flush()                     # start a saving process
+            said, pid = savers.stdout.readline().split()
+            assert said == "ready"
+            time.sleep(0.2 + rng.random() * 0.6)
+            os.kill(int(pid), signal.SIGKILL)
+            assert savers.stdout.readline().strip() == "gone"
+            if path.exists(): steps.append(load_checkpoint(path)["step"])      # never a half-written file
+            remove_stale_temps(path)
+            assert not list(tmp_path.glob(".ck.pt.tmp*"))
+        savers.stdin.close(); assert savers.wait(timeout=60) == 0
+    finally: savers.kill()
     assert steps and path.exists()
 
 
