@@ -216,8 +216,8 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument("--corruptions", default="all", help="'all', 'none' or a comma-separated list (default all)")
     p.add_argument("--no-ood", dest="ood", action="store_false", help="skip OOD detection (no AUROC): on a CPU, encoding the OOD "
                    "images can take longer than the rest of a small evaluation")
-    p.add_argument("--keep-predictions", default="", metavar="METHODS", help="comma-separated methods whose runs' predictions (float16 "
-                   "log-probabilities) go into OUT/predictions, e.g. ss-bnn: --merge forms SS-BNN ensembles from parts' kept predictions")
+    p.add_argument("--keep-predictions", default="", metavar="METHODS", help="comma-separated methods whose runs' predictions (log-"
+                   "probabilities, the corrupted sets' in a byte) go into OUT/predictions, e.g. ss-bnn: --merge forms SS-BNN ensembles from parts' kept predictions")
     add_options(p, digits_setup, ["device"])
     p.add_argument("--out", type=Path, default=None, help="output folder (default: a new folder under ssbnn-runs/)")
     p.add_argument("--overwrite", action="store_true", help="start afresh in an --out that holds an earlier evaluation: its "
