@@ -76,7 +76,7 @@ def test_torchrun_launches_ssbnn_pretrain(tmp_path):
     "`torchrun --nproc_per_node=2` runs the CLI on two gloo processes; rank 0 alone prints and writes; a second launch resumes."
     archive, out = _tiny_archive(tmp_path / "tiny.npz"), tmp_path / "run"
     cmd = [console("torchrun"), "--standalone", "--nproc_per_node=2", "--no-python", console("ssbnn-pretrain"),
-           "--archive", str(archive), "--eval", "20", "--epochs", "1", "--batch-size", "16", "--no-compile",
+           "--archive", str(archive), "--eval", "20", "--epochs", "0.5", "--batch-size", "16", "--no-compile",
            "--device", "cpu", "--quiet", "--tensorboard", "--out", str(out)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -85,9 +85,9 @@ def test_torchrun_launches_ssbnn_pretrain(tmp_path):
     assert len(list((out / "tensorboard").iterdir())) == 1                  # one event file: rank 0 alone writes
     from ssbnn.core import SSBNN
     saved = SSBNN.load(out / "model", device="cpu")                          # the folder names its recipe and its data
-    assert (saved.data_["name"], saved.data_["size"], saved.config_.epochs, type(saved.encoder).__name__) == ("cifar10", 88, 1, "CIFARResNet18")
+    assert (saved.data_["name"], saved.data_["size"], saved.config_.epochs, type(saved.encoder).__name__) == ("cifar10", 88, 0.5, "CIFARResNet18")
     hist = json.loads((out / "history.json").read_text())
-    assert hist[-1]["step"] == 6 and "knn_accuracy" in hist[-1]           # 88 training images, tasks of 16: 6 global steps
+    assert hist[-1]["step"] == 3 and "knn_accuracy" in hist[-1]           # half of 88 training images, tasks of 16: 3 global steps
     r2 = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r2.returncode == 0 and "(resuming)" in r2.stdout, r2.stderr[-3000:]
 
