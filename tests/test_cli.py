@@ -85,7 +85,7 @@ def test_evaluate_help_and_bad_input(tmp_path):
 def test_evaluate_short_digits_run(tmp_path):
     from conftest import console
     out = tmp_path / "eval"
-    r = subprocess.run([console("ssbnn-evaluate"), "--epochs", "3", "--budgets", "20", "--seeds", "1", "--methods", "ss-bnn,map,ll-laplace",
+    r = subprocess.run([console("ssbnn-evaluate"), "--epochs", "1", "--budgets", "20", "--seeds", "1", "--methods", "ss-bnn,map,ll-laplace",
                         "--corruptions", "contrast,fog", "--device", "cpu", "--quiet", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert {p.name for p in out.iterdir()} == {".ssbnn-run", "results.json", "tables.md", "evaluation.png"}
