@@ -121,8 +121,8 @@ def save_predictions(path, probs:dict, # `predict_all`'s probabilities (N,C) by 
 def load_predictions(path) -> tuple[dict, Tensor, str]:
     "`save_predictions`' file as (probabilities (N,C) float64 by set, each row renormalised; labels; the images' SHA-256)."
     with np.load(path) as f:
-        probs = {k: torch.from_numpy(-(f[k] / BYTE_SCALE) ** 2 if f[k].dtype == np.uint8 else f[k].astype(np.float64)).exp()
-                 for k in f.files if k not in ("y", "images")}
+        logs = {k: f[k] for k in f.files if k not in ("y", "images")}            # each array decompressed once
+        probs = {k: torch.from_numpy(-(a / BYTE_SCALE) ** 2 if a.dtype == np.uint8 else a.astype(np.float64)).exp() for k, a in logs.items()}
         return {k: p / p.sum(1, keepdim=True) for k, p in probs.items()}, torch.from_numpy(f["y"]), str(f["images"])
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #88764f7d
