@@ -117,7 +117,7 @@ def main(argv=None):
                 check_objective(loaded, path, simclr=objective is not None)
             except ValueError as e: fail(PROG, str(e))
             made = getattr(loaded, "config_", None)                     # None: an older model.pt, which does not say
-            return loaded, {"model": str(path), **{k: getattr(made, k, None) for k in ("epochs", "batch_size", "weight_decay")}}
+            return loaded, {"model": str(path), **{k: getattr(made, k, None) for k in ("epochs", "batch_size", "weight_decay", "seed")}}
         t = time.time(); model.pretrain(data.x_train, cfg, progress=False)
         model.save(kept)                                # a later call of this run reuses it: pretraining on a GPU does not repeat bit for bit
         return model, {"epochs": a.epochs, "batch_size": a.batch_size, "weight_decay": cfg.weight_decay, "seconds": time.time() - t,

@@ -53,8 +53,9 @@
 #                     parts of at most 15 MiB); cut off by the time limit, the same call continues it (partial.json, on the
 #                     warm machine); parts of sessions join here with ssbnn-evaluate --merge
 #   laplace (~1 min)  the last-layer Laplace predictive, ssbnn's against laplace-torch's (bench/laplace_predict.py, 150,000 inputs)
-#   active  (~9 min)  active learning (bench/active_cifar.py) with the chained EPOCHS (500) SS-BNN and SimCLR of seed 0, METHODS
-#                     (ss-bnn-bald,ss-bnn-random,simclr-entropy; set, it names the part), label seed SEED (0), ENSEMBLE_BUDGET (the
+#   active  (~9 min)  active learning (bench/active_cifar.py), label seed SEED (0), with the chained EPOCHS (500) SS-BNN and SimCLR
+#                     of pretraining seed SEED, those METHODS use (ss-bnn-bald,ss-bnn-random,simclr-entropy; set, it names the part:
+#                     ensemble-bald uses neither, ss-bnn-bald,ss-bnn-random no SimCLR), ENSEMBLE_BUDGET (the
 #                     deep ensemble's last label count, if METHODS has ensemble-bald; default all 500); cut off by the time
 #                     limit, the same call continues it (partial.json, on the warm machine); parts join with active_cifar.py --merge
 set -uo pipefail
@@ -222,9 +223,11 @@ active)
   budget=$([[ ,$methods, == *,ensemble-bald,* ]] && echo "${ENSEMBLE_BUDGET:-}")            # the ensemble's own, where it runs
   name=active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}$([ "$methods" = ss-bnn-bald,ss-bnn-random,simclr-entropy ] || echo "_${methods//,/+}")${budget:+_to$budget}
   work=$KEEP/active/$name                            # on the machine, so that a call cut off by its limit is continued by the next
+  models=()                                          # the chained encoders of pretraining seed SEED, those its methods use
+  [[ ,$methods, == *,ss-bnn-* ]] && models+=(--ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s${SEED:-0}/model")
+  [[ ,$methods, == *,simclr-entropy,* ]] && models+=(--simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s${SEED:-0}/model")
   step timeout "$(lim 580)" python3 bench/compile_cache.py bench/active_cifar.py --archive "$ARCHIVE" --eval 9000 --val 1000 --seeds 1 --first-seed "${SEED:-0}" \
-      --ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s0/model" --simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s0/model" \
-      --methods "$methods" ${budget:+--ensemble-budget "$budget"} --out "$work"
+      "${models[@]}" --methods "$methods" ${budget:+--ensemble-budget "$budget"} --out "$work"
   part_back "$work" "$OUT/active/$name"
   [ -z "${QUEUED:-}" ] || mark_salvaged "$OUT/active/$name" ;;
 peer)         # SimCLR as lightly trains it, in a loop of its own (bench/peer_simclr.py), with the simclr-sgd point's settings

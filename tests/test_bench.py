@@ -447,6 +447,23 @@ def test_active_parts_continue_on_the_machine_and_a_salvaged_one_is_filed(tmp_pa
         assert _comes_back(out)[0].startswith(f"active/{part}/"), _comes_back(out)
 
 
+def test_active_piece_reads_only_the_chained_encoders_its_methods_use(tmp_path):
+    "The active piece names the encoders its methods use, those the `chain` pieces of its SEED wrote: the deep ensemble alone needs no chain (active_cifar.py refuses a model folder that does not exist)."
+    from pathlib import Path
+    def models(**env):
+        _piece(tmp_path, "active", **env)
+        args = (tmp_path / "log").read_text().splitlines()[-1].split()
+        return {f: args[args.index(f) + 1] for f in ("--ssbnn-model", "--simclr-model") if f in args}
+    assert models(METHODS="ensemble-bald") == {}
+    for chain in ("SEED=1 EPOCHS=500 chain", "OBJECTIVE=simclr SEED=1 EPOCHS=500 chain"):
+        _piece(tmp_path, *chain.split()[-1:], **dict(kv.split("=") for kv in chain.split()[:-1]))
+    ss = models(SEED="1", METHODS="ss-bnn-bald,ss-bnn-random")                # an SS-BNN session's chain: no SimCLR needed
+    assert list(ss) == ["--ssbnn-model"] and Path(ss["--ssbnn-model"]).parent == tmp_path / "runs" / "c10-500ep-s1"
+    both = models(SEED="1")
+    assert Path(both["--simclr-model"]).parent == tmp_path / "runs" / "c10-simclr-500ep-s1" and both["--ssbnn-model"] == ss["--ssbnn-model"]
+    assert models(METHODS="simclr-entropy,ensemble-bald").keys() == {"--simclr-model"}
+
+
 def test_gpu_pieces_return_new_compile_artifacts_once(tmp_path):
     "Artifacts a piece's processes compiled come back once, beside its records; carried ones are used, not returned."
     carried = tmp_path / "carried" / "H100"; carried.mkdir(parents=True); (carried / "pretrain_main-old.bin").write_text("old")
@@ -564,7 +581,8 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     runs = [("speed", dict(BEFORE=str(ROOT))), ("modes", {}), ("optim", {}), ("sweep", {}), ("long", {}), ("long", dict(RECIPE="--tau-p 1 --lars-trust 0.01")), ("long", dict(RECIPE="--ntxent-tau 0.2")), ("long", dict(POINT="simclr-sgd optimizer=sgd,lr=0.47,weight_decay=5e-4,ntxent_tau=0.5")), ("rho", {}),
             ("table1", {}), ("table1", dict(PRIORS="bnn-gaussian,bnn-laplace")), ("ddp", {}), ("chain", {}), ("chain", dict(OBJECTIVE="simclr", EPOCHS="500", SEED="1")),
             ("evaluate", dict(SEEDS="0 1", METHODS="ss-bnn,ss-bnn-ensemble,ss-bnn*", STAR_EPOCHS="150", LABEL_SEEDS="3", KEEP_PREDICTIONS="ss-bnn")),
-            ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("active", dict(METHODS="ensemble-bald", ENSEMBLE_BUDGET="200")), ("laplace", {}),
+            ("evaluate", dict(SEEDS="", METHODS="map,ll-laplace,swag,deep-ensemble", BUDGETS="50")), ("active", {}), ("active", dict(METHODS="ensemble-bald", ENSEMBLE_BUDGET="200")),
+            ("active", dict(SEED="1", METHODS="ss-bnn-bald,ss-bnn-random")), ("laplace", {}),
             ("peer", {}), ("peer", dict(EPOCHS="200", PEER="--joint-bn --knn-every 20"))]
     for piece, settings in runs:
         r, _ = _piece(tmp_path, piece, **env, **settings)

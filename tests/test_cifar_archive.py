@@ -142,7 +142,7 @@ def test_ddp_overhead_runs_both_paths_and_says_what_ran(tmp_path):
 def test_active_learning_runs_on_models_from_ssbnn_pretrain(tmp_path):
     "The active-learning row's plumbing: SS-BNN and SimCLR pretrained by ssbnn-pretrain (as the chain does), then active_cifar on them."
     split = ["--archive", str(ARCHIVE), "--limit", "500", "--eval", "50"]
-    for name, extra in (("ss", []), ("sc", ["--ntxent-tau", "0.45"])):
+    for name, extra in (("ss", []), ("sc", ["--ntxent-tau", "0.45", "--seed", "1"])):
         r = subprocess.run([sys.executable, "-c", "from ssbnn.cli import pretrain_main; raise SystemExit(pretrain_main())", *split, "--epochs", "0.1",
                             "--batch-size", "32", "--no-compile", "--device", "cpu", "--quiet", "--out", str(tmp_path / name), *extra],
                            capture_output=True, text=True, timeout=600)
@@ -161,7 +161,7 @@ def test_active_learning_runs_on_models_from_ssbnn_pretrain(tmp_path):
     stale = subprocess.run([*active, "--ssbnn-model", str(tmp_path / "ss" / "model"), "--methods", "ss-bnn-bald", "--out", str(tmp_path / "al")],
                            capture_output=True, text=True, timeout=600)
     assert stale.returncode == 2 and "holds an interrupted run with other protocol settings (initial: 50 then, 10 now" in stale.stderr.strip().splitlines()[-1]
-    assert [p["weight_decay"] for p in res["meta"]["pretraining"].values()] == [5e-4, 5e-4]   # as the given models were pretrained
+    assert [(p["weight_decay"], p["seed"]) for p in res["meta"]["pretraining"].values()] == [(5e-4, 0), (5e-4, 1)]   # as the given models were pretrained
     swapped = subprocess.run([*active, "--ssbnn-model", str(tmp_path / "sc" / "model"), "--methods", "ss-bnn-bald", "--out", str(tmp_path / "x")],
                              capture_output=True, text=True, timeout=600)
     assert swapped.returncode == 2 and "pretrained with SimCLR's NT-Xent loss" in swapped.stderr.strip().splitlines()[-1]
