@@ -47,7 +47,7 @@
 #                     SimCLR instead (NT-Xent at NTXENT_TAU, 0.45). The machine is given back after 30 minutes held, so a
 #                     chain and everything that uses its model run in one session
 #   evaluate (~9 min) ssbnn-evaluate on CIFAR-10: METHODS (ss-bnn,ss-map) with the chained models of SEEDS ("0"; "" for
-#                     none: baselines only), label seeds FIRST_SEED (the first of SEEDS) on, LABEL_SEEDS (1) of them, BUDGETS
+#                     none: baselines only; METHODS without ss-bnn, ss-map or ss-bnn-ensemble use none), label seeds FIRST_SEED (the first of SEEDS) on, LABEL_SEEDS (1) of them, BUDGETS
 #                     (50,500,5000,all), STAR_EPOCHS (SS-BNN*'s pretraining, if METHODS has it), KEEP_PREDICTIONS (methods
 #                     whose predictions are kept for ensembles of sessions, e.g. ss-bnn: they come back as predictions.tar.N,
 #                     parts of at most 15 MiB); cut off by the time limit, the same call continues it (partial.json, on the
@@ -208,6 +208,7 @@ chain)
   cp "$RUNS/$tag/results.json" "$OUT/chain/results_$tag.json"; cp "$RUNS/$tag/history.json" "$OUT/chain/history_$tag.json" ;;
 evaluate)
   read -r -a seeds <<< "${SEEDS-0}"
+  [[ ,${METHODS:-ss-bnn,ss-map}, =~ ,(ss-bnn|ss-map|ss-bnn-ensemble), ]] || seeds=()   # evaluation.POOLED: none of them, no model used
   models=(); for s in "${seeds[@]}"; do models+=(--model "$RUNS/c10-${EPOCHS:-1000}ep-s$s/model"); done
   first=${FIRST_SEED:-${seeds[0]:-0}}
   tag=$(IFS=-; echo "${seeds[*]}")                   # the models' seeds name the part too: sessions' parts differ by model

@@ -1,5 +1,6 @@
 "The benchmark scripts' own logic, on synthetic records (their GPU runs write bench/results)."
 import json, os, subprocess, sys
+from pathlib import Path
 import pytest
 import numpy as np
 from conftest import ROOT
@@ -449,7 +450,6 @@ def test_active_parts_continue_on_the_machine_and_a_salvaged_one_is_filed(tmp_pa
 
 def test_active_piece_reads_only_the_chained_encoders_its_methods_use(tmp_path):
     "The active piece names the encoders its methods use, those the `chain` pieces of its SEED wrote: the deep ensemble alone needs no chain (active_cifar.py refuses a model folder that does not exist)."
-    from pathlib import Path
     def models(**env):
         _piece(tmp_path, "active", **env)
         args = (tmp_path / "log").read_text().splitlines()[-1].split()
@@ -462,6 +462,27 @@ def test_active_piece_reads_only_the_chained_encoders_its_methods_use(tmp_path):
     both = models(SEED="1")
     assert Path(both["--simclr-model"]).parent == tmp_path / "runs" / "c10-simclr-500ep-s1" and both["--ssbnn-model"] == ss["--ssbnn-model"]
     assert models(METHODS="simclr-entropy,ensemble-bald").keys() == {"--simclr-model"}
+
+
+def test_evaluate_piece_names_models_only_for_methods_that_use_them(tmp_path):
+    "The evaluate piece passes SEEDS' chained models only where METHODS use a pretrained SS-BNN (evaluation.POOLED): SS-BNN* alone, which pretrains its own, needs no chain (ssbnn-evaluate refuses a model folder that does not exist)."
+    import re
+    from ssbnn.experiments.evaluation import POOLED
+    pooled = re.search(r"=~ ,\(([a-z|-]+)\),", (ROOT / "bench" / "gpu_pieces.sh").read_text()).group(1).split("|")
+    assert sorted(pooled) == sorted(POOLED)                                  # the piece's list is the package's
+    def models(**env):
+        _, out = _piece(tmp_path, "evaluate", **env)
+        args = (tmp_path / "log").read_text().splitlines()[-1].split()
+        return [args[i + 1] for i, a in enumerate(args) if a == "--model"], _comes_back(out)[0].split("/")[1]
+    assert models(METHODS="ss-bnn*", STAR_EPOCHS="150", BUDGETS="50") == ([], "eval_cifar10_ss-bnnstar_s0")
+    _piece(tmp_path, "chain", SEED="1", EPOCHS="500")
+    used, part = models(SEEDS="1", EPOCHS="500", METHODS="ss-bnn,ss-bnn*", STAR_EPOCHS="150")
+    assert [Path(m).parent for m in used] == [tmp_path / "runs" / "c10-500ep-s1"] and part == "eval_cifar10_ss-bnn-ss-bnnstar_s1_m1"
+    (tmp_path / "c10.npz").write_bytes(b"archive")                            # the runbook's SS-BNN* queue, its * kept
+    assert _piece(tmp_path, "queue", "METHODS=ss-bnn* STAR_EPOCHS=150 BUDGETS=50 evaluate", ARCHIVE=str(tmp_path / "c10.npz"))[0].returncode == 0
+    r, out = _piece(tmp_path, "wait", "60")
+    last = (tmp_path / "log").read_text().splitlines()[-1]
+    assert "--methods ss-bnn* --budgets 50" in last and "--epochs 150" in last and "--model" not in last, r.stdout
 
 
 def test_gpu_pieces_return_new_compile_artifacts_once(tmp_path):
