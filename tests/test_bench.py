@@ -217,7 +217,9 @@ if [ -n "${STUB_CHECK:-}" ]; then                            # kept for the real
 fi
 out=""; outdir=""; keep=""; prev=""
 for a in "$@"; do
-  case $prev in --out) out=$a ;; --out-dir) outdir=$a ;; --keep-predictions) keep=$a ;; esac; prev=$a
+  case $prev in --out) out=$a ;; --out-dir) outdir=$a ;; --keep-predictions) keep=$a ;;
+    --model|--ssbnn-model|--simclr-model)                    # STUB_MODELS: refused where absent, as the real scripts refuse them
+      [ -z "${STUB_MODELS:-}" ] || [ -d "$a" ] || { echo "$prev $a does not exist" >&2; exit 2; } ;; esac; prev=$a
 done
 if [ -n "${STUB_ARTIFACT:-}" ] && [[ "$1" == bench/compile_cache.py ]]; then      # a compiling process's artifacts, as the runner saves them
   mkdir -p "$COMPILE_CACHE/H100"; echo compiled > "$COMPILE_CACHE/H100/$STUB_ARTIFACT"
@@ -244,7 +246,7 @@ case "$*" in
     sleep "${STUB_EVAL_SLEEP:-0}" ;;
   *pretrain_cifar.py*)
     if [ -n "$outdir" ]; then mkdir -p "$outdir"; for p in "$@"; do [ "$p" = taup2 ] && echo '{}' > "$outdir/taup2.json"; done; fi ;;
-  *pretrain_main*) sleep "${STUB_SLEEP:-0}"; mkdir -p "$out"; echo '{"finished": true}' > "$out/results.json"; echo '[]' > "$out/history.json" ;;
+  *pretrain_main*) sleep "${STUB_SLEEP:-0}"; mkdir -p "$out/model"; echo '{"finished": true}' > "$out/results.json"; echo '[]' > "$out/history.json" ;;
   *laplace_predict.py*) mkdir -p "$(dirname "$out")"; echo '{}' > "$out" ;;
   *rho_speed.py*) mkdir -p "$(dirname "$out")"; echo '{"fastest": "one-by-one-bf16"}' > "$out" ;;
   *prior_cifar.py*|*peer_simclr.py*) mkdir -p "$(dirname "$out")"; echo '{}' > "$out" ;;
@@ -483,6 +485,41 @@ def test_evaluate_piece_names_models_only_for_methods_that_use_them(tmp_path):
     r, out = _piece(tmp_path, "wait", "60")
     last = (tmp_path / "log").read_text().splitlines()[-1]
     assert "--methods ss-bnn* --budgets 50" in last and "--epochs 150" in last and "--model" not in last, r.stdout
+
+
+PIECES = ("speed", "modes", "optim", "sweep", "long", "peer", "rho", "table1", "ddp", "chain", "evaluate", "active", "laplace")
+
+def runbook_plans() -> list:
+    "Every device plan bench/results/README.md gives, each a list of (settings, piece) in the order a session runs them; K is 1."
+    import re, shlex
+    plans = []
+    for span in re.findall(r"`([^`]*)`", (ROOT / "bench" / "results" / "README.md").read_text()):
+        span = " ".join(span.split())
+        if span.startswith('run(command="'): span = span.removeprefix('run(command="').split('"')[0].replace("\\'", "'")
+        if "gpu_pieces.sh" not in span and not span.startswith("queue "): continue
+        words = shlex.split(span)
+        at = words.index("bench/gpu_pieces.sh") + 1 if "bench/gpu_pieces.sh" in words else 0
+        if at >= len(words): continue                                          # the script named, not a call of it
+        env, piece, items = words[:max(at - 2, 0)], words[at], words[at + 1:]
+        steps = [shlex.split(i) for i in items] if piece == "queue" else [env + [piece]]
+        if any(not st or st[-1] not in PIECES or not all(re.fullmatch(r"[A-Z_]+=.*", w) for w in st[:-1]) for st in steps): continue   # '...'
+        plans.append([(dict(w.split("=", 1) for w in st[:-1]), st[-1]) for st in steps])
+    return [[({k: "1" if v == "K" else v for k, v in env.items()}, p) for env, p in plan] for plan in plans]
+
+
+def test_every_runbook_plan_runs_through_the_stand_in(tmp_path):
+    "Each plan the runbook gives runs on a fresh stand-in machine, its pieces in order, with every model a piece names made by an earlier one (a plan that names a model no piece of its session made is refused on the device)."
+    plans = runbook_plans()
+    assert len(plans) >= 20 and {p for plan in plans for _, p in plan} >= {"chain", "evaluate", "active", "table1", "rho", "sweep", "long"}
+    assert [({"SEED": "1", "EPOCHS": "500", "METHODS": "ss-bnn-bald,ss-bnn-random"}, "active")] == \
+        [s for plan in plans for s in plan if s[1] == "active" and s[0].get("METHODS", "").startswith("ss-bnn-")]   # found, K as 1
+    (tmp_path / "c10.npz").write_bytes(b"archive")
+    for i, plan in enumerate(plans):
+        machine = tmp_path / f"m{i}"; machine.mkdir()
+        for env, piece in plan:
+            if env.get("EPOCHS") == "...": env = {**env, "EPOCHS": "100"}
+            r, _ = _piece(machine, piece, **env, STUB_MODELS="1", ARCHIVE=str(tmp_path / "c10.npz"), BEFORE=str(ROOT))
+            assert r.returncode == 0, (plan, piece, r.stdout[-1500:], r.stderr[-1500:])
 
 
 def test_gpu_pieces_return_new_compile_artifacts_once(tmp_path):
