@@ -294,6 +294,12 @@ class SWAG:
             out.append(torch.cat([torch.softmax(self._model(x[i:i + 1000].to(dev)), 1).cpu() for i in range(0, len(x), 1000)]))
         return torch.stack(out).double()
 
+    def info(self) -> dict:
+        "The learning rate chosen on validation and whether it is an end of a grid of three or more, for results records."
+        if self.moments is None: raise RuntimeError("call fit before info")
+        lrs = sorted(self.config.lrs)
+        return {"swag_lr": self.lr_, "swag_lr_on_edge": self.lr_ in (lrs[0], lrs[-1]) if len(lrs) > 2 else None}
+
 # %% ../nbs/10_baselines.ipynb #7cfd3958
 @dataclass
 class Labelled:
