@@ -47,11 +47,12 @@
 #                     SimCLR instead (NT-Xent at NTXENT_TAU, 0.45). The machine is given back after 30 minutes held, so a
 #                     chain and everything that uses its model run in one session
 #   evaluate (~9 min) ssbnn-evaluate on CIFAR-10: METHODS (ss-bnn,ss-map) with the chained models of SEEDS ("0"; "" for
-#                     none: baselines only; METHODS without ss-bnn, ss-map or ss-bnn-ensemble use none), label seeds FIRST_SEED (the first of SEEDS) on, LABEL_SEEDS (1) of them, BUDGETS
-#                     (50,500,5000,all), STAR_EPOCHS (SS-BNN*'s pretraining, if METHODS has it), KEEP_PREDICTIONS (methods
-#                     whose predictions are kept for ensembles of sessions, e.g. ss-bnn: they come back as predictions.tar.N,
-#                     parts of at most 15 MiB); cut off by the time limit, the same call continues it (partial.json, on the
-#                     warm machine); parts of sessions join here with ssbnn-evaluate --merge
+#                     none: baselines only; METHODS without ss-bnn, ss-map or ss-bnn-ensemble use none), label seeds
+#                     FIRST_SEED (the first of SEEDS) on, LABEL_SEEDS (1) of them, BUDGETS (50,500,5000,all), STAR_EPOCHS
+#                     (SS-BNN*'s pretraining, if METHODS has it), KEEP_PREDICTIONS (methods whose predictions are kept for
+#                     ensembles of sessions, e.g. ss-bnn: they come back as predictions.tar.N, parts of at most 15 MiB); cut
+#                     off by the time limit, the same call continues it (partial.json, on the warm machine); parts of
+#                     sessions join here with ssbnn-evaluate --merge
 #   laplace (~1 min)  the last-layer Laplace predictive, ssbnn's against laplace-torch's (bench/laplace_predict.py, 150,000 inputs)
 #   active  (~9 min)  active learning (bench/active_cifar.py), label seed SEED (0), with the chained EPOCHS (500) SS-BNN and SimCLR
 #                     of pretraining seed SEED, those METHODS use (ss-bnn-bald,ss-bnn-random,simclr-entropy; set, it names the part:
