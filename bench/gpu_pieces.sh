@@ -223,7 +223,7 @@ evaluate)
 active)
   methods=${METHODS:-ss-bnn-bald,ss-bnn-random,simclr-entropy}     # other methods, or another ensemble budget, name another part
   budget=$([[ ,$methods, == *,ensemble-bald,* ]] && echo "${ENSEMBLE_BUDGET:-}")            # the ensemble's own, where it runs
-  name=active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}$([ "$methods" = ss-bnn-bald,ss-bnn-random,simclr-entropy ] || echo "_${methods//,/+}")${budget:+_to$budget}
+  name=active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}$([ "$methods" = ss-bnn-bald,ss-bnn-random,simclr-entropy ] || echo "_${methods//,/_}")${budget:+_to$budget}
   work=$KEEP/active/$name                            # on the machine, so that a call cut off by its limit is continued by the next
   models=()                                          # the chained encoders of pretraining seed SEED, those its methods use
   [[ ,$methods, == *,ss-bnn-* ]] && models+=(--ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s${SEED:-0}/model")
