@@ -457,8 +457,7 @@ def test_active_piece_reads_only_the_chained_encoders_its_methods_use(tmp_path):
         args = (tmp_path / "log").read_text().splitlines()[-1].split()
         return {f: args[args.index(f) + 1] for f in ("--ssbnn-model", "--simclr-model") if f in args}
     assert models(METHODS="ensemble-bald") == {}
-    for chain in ("SEED=1 EPOCHS=500 chain", "OBJECTIVE=simclr SEED=1 EPOCHS=500 chain"):
-        _piece(tmp_path, *chain.split()[-1:], **dict(kv.split("=") for kv in chain.split()[:-1]))
+    for objective in ("ss-bnn", "simclr"): _piece(tmp_path, "chain", OBJECTIVE=objective, SEED="1", EPOCHS="500")
     ss = models(SEED="1", METHODS="ss-bnn-bald,ss-bnn-random")                # an SS-BNN session's chain: no SimCLR needed
     assert list(ss) == ["--ssbnn-model"] and Path(ss["--ssbnn-model"]).parent == tmp_path / "runs" / "c10-500ep-s1"
     both = models(SEED="1")

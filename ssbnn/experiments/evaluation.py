@@ -380,11 +380,11 @@ def pretraining_line(meta:dict) -> str:
     prior = lambda s: f", W^c prior N(0, {s:.3g}²) (τ_p {1 / s:.3g})" if s else ""     # None: not recorded, or SimCLR's NT-Xent
     decay = lambda w: "" if w is None else f", weight decay {w:g}"                     # None: recorded before 2026-11-26
     say = lambda e, b, w=None, s=None: "epochs not recorded" if e is None else f"{e:g} epochs of tasks of {b} images{decay(w)}{prior(s)}"
-    ss = f"SS-BNN pretraining: {len(own) or 'the'} model{'s' * (len(own) != 1)}, " + "; ".join(say(*r) for r in sorted(runs, key=str))
-    star = c["pretrain"]
-    star = f"{say(star['epochs'], star['batch_size'], star.get('weight_decay'))}, per labelled subset" if any("*" in m for m in c["methods"]) else ""
+    made = c["pretrain"]
+    star = f"{say(made['epochs'], made['batch_size'], made.get('weight_decay'))}, per labelled subset" if any("*" in m for m in c["methods"]) else ""
     if not any(m in POOLED for m in c["methods"]):                  # baselines or SS-BNN* alone: no SS-BNN model to speak of
         return f"SS-BNN* pretraining: {star}.\n\n" if star else ""
+    ss = f"SS-BNN pretraining: {len(own) or 'the'} model{'s' * (len(own) != 1)}, " + "; ".join(say(*r) for r in sorted(runs, key=str))
     return ss + (f"; SS-BNN*: {star}" if star else "") + ".\n\n"
 
 EVALUATION_FILES = ("results.json", "tables.md", "evaluation.png")   # what `write_evaluation` writes
