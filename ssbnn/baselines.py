@@ -40,14 +40,18 @@ class MAPConfig:
     compile: bool = False # torch.compile the network for its training steps (CUDA only; the CIFAR setup turns it on)
     restore_best: bool = True # keep the best validation epoch's weights, else those at the stop (the CIFAR setup's choice)
 
+def _step(model, opt, xb:Tensor, yb:Tensor, amp:bool=False):
+    "One optimiser step on images `xb` `(B,C,H,W)` (or inputs `(B,D)`) and labels `yb` `(B,)`: channels-last, bf16 autocast on CUDA if `amp`."
+    xb = xb.contiguous(memory_format=torch.channels_last) if xb.ndim == 4 else xb
+    with torch.autocast(xb.device.type, dtype=torch.bfloat16, enabled=amp and xb.device.type == "cuda"):
+        loss = F.cross_entropy(model(xb), yb)
+    opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+
 def _epoch(model, opt, x, y, batch_size, augment, gen, amp:bool=False):
-    "One pass over the labelled images in random order, with augmentation (bf16 autocast on CUDA if `amp`)."
+    "One pass over the labelled images in random order, with augmentation, a `_step` a batch."
     model.train()
     for b in torch.randperm(len(y), generator=gen, device=x.device).split(batch_size):
-        xb = augment(x[b], gen) if augment is not None else x[b]
-        with torch.autocast(x.device.type, dtype=torch.bfloat16, enabled=amp and x.device.type == "cuda"):
-            loss = F.cross_entropy(model(xb.contiguous(memory_format=torch.channels_last)), y[b])
-        opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        _step(model, opt, augment(x[b], gen) if augment is not None else x[b], y[b], amp)
 
 @torch.no_grad()
 def _val_loss(model, x, y) -> float:
@@ -217,19 +221,24 @@ class SWAGConfig:
     momentum: float = 0.9 # SGD momentum
     samples: int = 30 # parameter samples per prediction
 
-def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:SWAGConfig, batch_size:int, gen) -> SWAGMoments:
-    "Run SGD from the current weights of `model`, collecting `snapshots_per_epoch` snapshots per epoch."
+def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:SWAGConfig,
+                 batch_size:int, # the MAP network's batch; fewer images where an epoch would have under `snapshots_per_epoch` steps
+                 gen, # generator of the batches and augmentation
+                 amp:bool=False, # bf16 autocast of the steps on CUDA, as the MAP network's
+                 compile:bool=False, # torch.compile the steps on CUDA where their batches are `batch_size`, the MAP network's graph
+                ) -> SWAGMoments:
+    "Run SGD from the current weights of `model` with MAP's training step, collecting `snapshots_per_epoch` snapshots per epoch."
     per = config.snapshots_per_epoch
     bs = max(1, min(batch_size, -(-len(y) // per)))         # at least `per` steps an epoch (from 10 images when `per` is 4)
     steps = -(-len(y) // bs)
     take = {-(-(j + 1) * steps // per) - 1 for j in range(per)}       # the last step of each of `per` near-equal runs
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=config.momentum)
     mom = SWAGMoments(sum(p.numel() for p in model.parameters()), config.rank, x.device)
+    step_model = torch.compile(model) if compile and bs == batch_size and x.device.type == "cuda" else model  # the same weights
     for _ in range(config.epochs):
-        model.train()
+        step_model.train()
         for k, b in enumerate(torch.randperm(len(y), generator=gen, device=x.device).split(bs)):
-            xb = augment(x[b], gen) if augment is not None else x[b]
-            loss = F.cross_entropy(model(xb), y[b]); opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+            _step(step_model, opt, augment(x[b], gen) if augment is not None else x[b], y[b], amp)
             if k in take: mom.collect(torch.cat([p.detach().reshape(-1) for p in model.parameters()]))
     return mom
 
@@ -256,12 +265,12 @@ class SWAG:
         for lr in self.config.lrs:
             model = copy.deepcopy(self.map.model)
             gen = torch.Generator(dev).manual_seed(self.map.config.seed)
+            cfg = self.map.config
             self.moments, self._model, self._cache = swag_moments(model, self.x_train, y.to(dev), self.map.augment, lr, self.config,
-                                                                  self.map.config.batch_size, gen), model, None
+                                                                  cfg.batch_size, gen, cfg.amp, cfg.compile), model, None
             v = F.nll_loss(self.predict_proba(xv).clamp_min(1e-12).log(), yv).item()
-            if best is None or v < best[0]: best = (v, lr, self.moments, model)
-        _, self.lr_, self.moments, self._model = best
-        self._cache = None
+            if best is None or v < best[0]: best = (v, lr, self.moments, model, self._cache)
+        _, self.lr_, self.moments, self._model, self._cache = best      # with the draws validation made: predictions reuse them
         return self
 
     def _draws(self, samples:int, seed:int) -> list:
