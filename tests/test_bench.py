@@ -860,3 +860,24 @@ def test_ddp_overhead_checks_its_input_before_any_work(tmp_path, capsys):
                        (["--archive", str(tmp_path / "a.npz"), "--out", str(tmp_path / "notes.txt")], "is not a record of ddp_overhead.py")):
         r = run(*args); assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and said in r.stderr, r.stderr
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_swag_grid_picks_what_swag_fit_picks_and_refuses_bad_rates(tmp_path, capsys):
+    "The script's pick on the paper's grid is `SWAG.fit`'s own (each rate fitted alone draws as in the grid); bad rates exit 2 in one line."
+    from ssbnn.baselines import SWAG, SWAGConfig
+    from ssbnn.experiments.evaluation import EvalConfig, digits_setup, labelled
+    script = _in_process("swag_grid.py", capsys)
+    ok = script("--budgets", "10", "--seeds", "1", "--lrs", "1e-1,1e-2,1e-3,1e-4", "--samples", "2", "--out", tmp_path / "g.json")
+    assert ok.returncode == 0, ok.stderr
+    r = json.loads((tmp_path / "g.json").read_text())
+    row, setup = r["rows"][0], digits_setup(device="cpu")
+    sub = labelled(setup, EvalConfig(budgets=(10,), seeds=1), 10, 0, [])
+    fitted = SWAG(sub.map(), SWAGConfig(samples=2)).fit(*sub.data())
+    assert row["paper_pick"] == fitted.lr_ and row["paper_pick_on_edge"] == fitted.info()["swag_lr_on_edge"]
+    assert set(row["rates"]) == {"0.1", "0.01", "0.001", "0.0001"}
+    assert str(row["wide_pick"]) == min(row["rates"], key=lambda k: row["rates"][k]["val_nll"])    # the lowest validation NLL of all rates
+    assert r["summary"][0]["runs"] == 1 and "swag_grid.py" in r["command"]
+    for args, said in ((["--lrs", "1e-2,x"], "argument --lrs"), (["--lrs", "-1,1e-2"], "argument --lrs"),
+                       (["--lrs", "1e-1,1e-2"], "leaves out the paper's rate(s) 0.001, 0.0001")):
+        bad = script(*args)
+        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and said in bad.stderr, (args, bad.stderr)
