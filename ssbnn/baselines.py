@@ -86,6 +86,14 @@ def train_map(model:nn.Module, # a classifier returning logits
     return losses
 
 # %% ../nbs/10_baselines.ipynb #0f4e84af
+@torch.no_grad()
+def _probs(model:nn.Module, x:Tensor, # images (N,C,H,W), uint8 or float, on any device
+           batch_size:int=1024) -> Tensor:
+    "Softmax probabilities `(N,C)` on the CPU of `model` in eval mode, in batches moved to its device (uint8 as uint8) and scaled there."
+    dev = next(model.parameters()).device
+    model.eval()
+    return torch.cat([torch.softmax(model(as_float(x[i:i + batch_size].to(dev))), 1).cpu() for i in range(0, len(x), batch_size)])
+
 class MAPClassifier:
     "Conventional baseline: an encoder plus a linear layer trained from scratch on the labelled images only (MAP)."
     def __init__(self, encoder_fn=DigitsCNN, # callable returning a fresh encoder with a `dim` attribute
@@ -101,14 +109,10 @@ class MAPClassifier:
         self.val_losses = train_map(self.model, x, y, (xv, yv), self.augment, self.config)
         return self
 
-    @torch.no_grad()
     def predict_proba(self, x, batch_size:int=1024) -> Tensor:
         "Predictive probabilities `(N,C)` on the CPU."
         if self.model is None: raise RuntimeError("call fit before predict_proba")
-        self.model.eval()
-        dev = next(self.model.parameters()).device
-        x = check_images(x)
-        return torch.cat([torch.softmax(self.model(x[i:i + batch_size].to(dev)), 1).cpu() for i in range(0, len(x), batch_size)])
+        return _probs(self.model, check_images(x, keep_uint8=True), batch_size)
 
     def sample(self, x, n:int=1, generator=None) -> Tensor:
         "The point estimate's single 'sample' `(1,N,C)` (float64), whatever `n`."
@@ -299,8 +303,7 @@ class SWAG:
         if generator is not None: seed = int(torch.randint(2**62, (1,), generator=generator))
         out = []
         for st in self._draws(n or self.config.samples, seed):
-            self._model.load_state_dict(st); self._model.eval()
-            out.append(torch.cat([torch.softmax(self._model(as_float(x[i:i + 1000])), 1).cpu() for i in range(0, len(x), 1000)]))
+            self._model.load_state_dict(st); out.append(_probs(self._model, x, 1000))
         return torch.stack(out).double()
 
     def info(self) -> dict:
