@@ -265,11 +265,10 @@ class SWAG:
         if self.map.model is None: self.map.fit(x, y, (xv, yv), c)
         dev = next(self.map.model.parameters()).device
         self.x_train = x.to(dev)
-        best = None
+        best, cfg = None, self.map.config
         for lr in self.config.lrs:
             model = copy.deepcopy(self.map.model)
-            gen = torch.Generator(dev).manual_seed(self.map.config.seed)
-            cfg = self.map.config
+            gen = torch.Generator(dev).manual_seed(cfg.seed)
             self.moments, self._model, self._cache = swag_moments(model, self.x_train, y.to(dev), self.map.augment, lr, self.config,
                                                                   cfg.batch_size, gen, cfg.amp, cfg.compile), model, None
             v = F.nll_loss(self.predict_proba(xv).clamp_min(1e-12).log(), yv).item()
