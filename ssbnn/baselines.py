@@ -260,18 +260,18 @@ class SWAG:
         self.map, self.config, self.moments = map_model, config or SWAGConfig(), None
 
     def fit(self, x, y, val, num_classes:int|None=None):
-        "Collect SWAG moments for each learning rate and keep the one with the best validation NLL."
+        "Collect SWAG moments for each learning rate and keep the one with the best validation NLL (each rate's in `val_nll_`)."
         x, y, xv, yv, c = check_labelled(x, y, val, num_classes)
         if self.map.model is None: self.map.fit(x, y, (xv, yv), c)
         dev = next(self.map.model.parameters()).device
         self.x_train = x.to(dev)
-        best, cfg = None, self.map.config
+        best, cfg, self.val_nll_ = None, self.map.config, {}
         for lr in self.config.lrs:
             model = copy.deepcopy(self.map.model)
             gen = torch.Generator(dev).manual_seed(cfg.seed)
             self.moments, self._model, self._cache = swag_moments(model, self.x_train, y.to(dev), self.map.augment, lr, self.config,
                                                                   cfg.batch_size, gen, cfg.amp, cfg.compile), model, None
-            v = F.nll_loss(self.predict_proba(xv).clamp_min(1e-12).log(), yv).item()
+            v = self.val_nll_[lr] = F.nll_loss(self.predict_proba(xv).clamp_min(1e-12).log(), yv).item()
             if best is None or v < best[0]: best = (v, lr, self.moments, model, self._cache)
         _, self.lr_, self.moments, self._model, self._cache = best      # with the draws validation made: predictions reuse them
         return self
