@@ -1,0 +1,38 @@
+"The mutation audit (`tools/mutation_audit.py`): its bugs still apply to the notebooks, and it tells a caught bug from an unseen one."
+import runpy, shutil
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+audit_tool = runpy.run_path(str(ROOT/"tools"/"mutation_audit.py"))
+
+def test_every_mutant_still_applies_once():
+    "A notebook change that removes a mutant's text must update `tools/mutants.json`, or the audit silently checks less."
+    mutants = audit_tool["load_mutants"]()
+    assert len(mutants) > 50
+    for m in mutants:
+        assert m["old"] != m["new"] and m["what"], m
+        assert audit_tool["occurrences"](ROOT, m) == 1, f"{m['nb']}: {m['what']!r} no longer applies once; update tools/mutants.json"
+
+def test_the_audit_tells_a_caught_bug_from_an_unseen_one(tmp_path):
+    (tmp_path/"nbs").mkdir()
+    shutil.copy(ROOT/"settings.ini", tmp_path)
+    shutil.copy(ROOT/"nbs"/"00_utils.ipynb", tmp_path/"nbs")
+    before = (tmp_path/"nbs"/"00_utils.ipynb").read_text()
+    nb = "nbs/00_utils.ipynb"
+    caught = {"nb": nb, "what": "infinite numbers pass", "old": "and math.isfinite(value)", "new": ""}
+    unseen = {"nb": nb, "what": "a comment changed", "old": "# a member already", "new": "# one member already"}
+    stale = {"nb": nb, "what": "text that is not there", "old": "no such code", "new": "x"}
+    found = [m for m in (caught, unseen) if audit_tool["occurrences"](tmp_path, m) != 1]
+    assert not found, f"00_utils changed: pick other mutants for this test ({found})"
+    rows = audit_tool["audit"]([caught, unseen, stale], tmp_path, log=lambda s: None)
+    assert [r.get("killed") for r in rows] == [True, False, None]
+    assert "AssertionError" in rows[0]["by"] and "occurs 0 times" in rows[2]["error"]
+    assert (tmp_path/"nbs"/"00_utils.ipynb").read_text() == before              # every notebook restored
+    assert audit_tool["summary"](rows)["blind_spots"] == [f"{nb}: a comment changed"]
+
+def test_bad_notebook_name_exits_2(capsys):
+    with pytest.raises(SystemExit) as e: audit_tool["main"](["--only", "99_nothing"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no mutants for 99_nothing" in err

@@ -1,0 +1,105 @@
+"""Can the tests fail? Plant each bug of `tools/mutants.json` in a notebook and check that its tests catch it.
+
+Each mutant replaces one exact piece of a notebook's code (it must occur once among the code cells) and runs that
+notebook's tests (`nbdev_test --path`), in a clone of the committed tree, so the working tree is never touched. A
+mutant the notebook's tests pass "survived": a bug they cannot see. Mutants marked `equivalent` change no behaviour
+(their reason says why); their survival is expected. Writes a JSON record and prints one line per mutant.
+
+    python tools/mutation_audit.py [--only NOTEBOOK ...] [--out bench/results/mutation_audit_cpu.json]
+
+About 40 minutes for the whole list on two CPU cores. `tests/test_mutants.py` checks that every mutant still
+applies to the notebooks as they are, so the list cannot quietly go stale.
+"""
+from __future__ import annotations
+import argparse, json, subprocess, sys, tempfile, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MUTANTS = ROOT/"tools"/"mutants.json"
+
+def load_mutants(path=MUTANTS) -> list[dict]:
+    "The mutants: dicts with nb, old, new, what, and optionally equivalent (why it changes nothing)."
+    return json.loads(Path(path).read_text())
+
+def _code(nb:dict) -> list[dict]: return [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+def occurrences(root:Path, m:dict) -> int:
+    "How often the mutant's `old` occurs among its notebook's code cells."
+    nb = json.loads((root/m["nb"]).read_text())
+    return sum("".join(c["source"]).count(m["old"]) for c in _code(nb))
+
+def plant(root:Path, m:dict) -> str:
+    "Apply the mutant to its notebook under `root`; returns the notebook's text before, to restore."
+    p = root/m["nb"]
+    raw = p.read_text()
+    nb = json.loads(raw)
+    for c in _code(nb):
+        s = "".join(c["source"])
+        if m["old"] in s: c["source"] = s.replace(m["old"], m["new"]).splitlines(keepends=True)
+    p.write_text(json.dumps(nb, indent=1))
+    return raw
+
+def run_notebook(root:Path, nb:str, timeout:int=1200) -> tuple[bool, float, str]:
+    "Run a notebook's tests: (passed, seconds, the last error line)."
+    t = time.time()
+    r = subprocess.run([str(Path(sys.executable).parent/"nbdev_test"), "--path", nb], cwd=root, capture_output=True,
+                       text=True, timeout=timeout)
+    errors = [l.strip() for l in (r.stdout + r.stderr).splitlines() if "Error" in l]
+    return r.returncode == 0, time.time() - t, errors[-1] if errors else ""
+
+def audit(mutants:list[dict], root:Path, log=print) -> list[dict]:
+    "Each mutant planted alone in `root`: killed (its notebook's tests fail) or survived; the notebook is restored after."
+    out = []
+    for m in mutants:
+        row = {"nb": m["nb"], "what": m["what"], **({"equivalent": m["equivalent"]} if "equivalent" in m else {})}
+        n = occurrences(root, m)
+        if n != 1: row["error"] = f"the mutant's text occurs {n} times in {m['nb']}: update tools/mutants.json"
+        else:
+            raw = plant(root, m)
+            try:
+                passed, seconds, why = run_notebook(root, m["nb"])
+                row.update(killed=not passed, seconds=round(seconds, 1), **({"by": why} if why else {}))
+            finally: (root/m["nb"]).write_text(raw)
+        out.append(row)
+        log(f"{'killed  ' if row.get('killed') else 'ERROR   ' if 'error' in row else 'SURVIVED'} {m['nb']}: {m['what']}")
+    return out
+
+def summary(rows:list[dict]) -> dict:
+    "Counts, and the survivors that are not marked equivalent: the tests' blind spots."
+    gaps = [f"{r['nb']}: {r['what']}" for r in rows if r.get("killed") is False and "equivalent" not in r]
+    return {"mutants": len(rows), "killed": sum(bool(r.get("killed")) for r in rows),
+            "equivalent_survivors": sum(r.get("killed") is False and "equivalent" in r for r in rows),
+            "errors": sum("error" in r for r in rows), "blind_spots": gaps}
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="*", default=None, help="notebooks (paths under nbs/, or their names) to audit; default all")
+    ap.add_argument("--out", type=Path, default=None, help="JSON record to write")
+    a = ap.parse_args(argv)
+    mutants = load_mutants()
+    if a.only:
+        known = {m["nb"] for m in mutants}
+        pick = {nb for nb in known for o in a.only if nb == o or Path(nb).stem == Path(o).stem}
+        if not pick:
+            print(f"mutation_audit: no mutants for {' '.join(a.only)}; notebooks with mutants: {', '.join(sorted(known))}", file=sys.stderr)
+            sys.exit(2)
+        mutants = [m for m in mutants if m["nb"] in pick]
+    t = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        clone = Path(tmp)/"repo"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True).stdout.strip()
+        rows = audit(mutants, clone)
+    from ssbnn._utils import environment
+    rec = {"commit": commit, **environment("cpu"), "wall_seconds": round(time.time() - t), **summary(rows), "rows": rows}
+    s = summary(rows)
+    print(f"{s['killed']} of {s['mutants']} mutants killed; {s['equivalent_survivors']} equivalent; {s['errors']} stale; "
+          f"blind spots: {s['blind_spots'] or 'none'}")
+    if a.out:
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp_out = a.out.with_suffix(".tmp")
+        tmp_out.write_text(json.dumps(rec, indent=1))
+        tmp_out.replace(a.out)                                   # whole or not at all
+    sys.exit(1 if s["blind_spots"] or s["errors"] else 0)
+
+if __name__ == "__main__": main()
