@@ -7,7 +7,7 @@ mutant the notebook's tests pass "survived": a bug they cannot see. Mutants mark
 
     python tools/mutation_audit.py [--only NOTEBOOK ...] [--out bench/results/mutation_audit_cpu.json]
 
-About 20 minutes for the whole list on two CPU cores. `tests/test_mutants.py` checks that every mutant still
+About 22 minutes for the whole list on two CPU cores. `tests/test_mutants.py` checks that every mutant still
 applies to the notebooks as they are, so the list cannot quietly go stale.
 """
 from __future__ import annotations
