@@ -3,7 +3,9 @@
 Each mutant replaces one exact piece of a notebook's code (it must occur once among the code cells) and runs that
 notebook's tests (`nbdev_test --path`), in a clone of the committed tree, so the working tree is never touched. A
 mutant the notebook's tests pass "survived": a bug they cannot see. Mutants marked `equivalent` change no behaviour
-(their reason says why); their survival is expected. Writes a JSON record and prints one line per mutant.
+(their reason says why); their survival is expected. A notebook's tests run on its own cells' definitions, the bug
+included; what it imports from earlier modules comes from the installed package. Writes a JSON record and prints one
+line per mutant.
 
     python tools/mutation_audit.py [--only NOTEBOOK ...] [--out bench/results/mutation_audit_cpu.json]
 
