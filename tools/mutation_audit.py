@@ -92,16 +92,13 @@ def main(argv=None):
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True).stdout.strip()
         rows = audit(mutants, clone)
-    from ssbnn._utils import environment
-    rec = {"commit": commit, **environment("cpu"), "wall_seconds": round(time.time() - t), **summary(rows), "rows": rows}
+    from ssbnn._utils import atomic_write, environment
     s = summary(rows)
+    rec = {"commit": commit, **environment("cpu"), "wall_seconds": round(time.time() - t), **s, "rows": rows}
     print(f"{s['killed']} of {s['mutants']} mutants killed; {s['equivalent_survivors']} equivalent; {s['errors']} stale; "
           f"blind spots: {s['blind_spots'] or 'none'}")
     if a.out:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp_out = a.out.with_suffix(".tmp")
-        tmp_out.write_text(json.dumps(rec, indent=1))
-        tmp_out.replace(a.out)                                   # whole or not at all
+        atomic_write(a.out, lambda f: f.write_text(json.dumps(rec, indent=1)))      # whole or not at all
     sys.exit(1 if s["blind_spots"] or s["errors"] else 0)
 
 if __name__ == "__main__": main()
