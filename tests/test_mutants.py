@@ -18,17 +18,24 @@ def test_the_audit_tells_a_caught_bug_from_an_unseen_one(tmp_path):
     (tmp_path/"nbs").mkdir()
     shutil.copy(ROOT/"settings.ini", tmp_path)
     shutil.copy(ROOT/"nbs"/"00_utils.ipynb", tmp_path/"nbs")
-    before = (tmp_path/"nbs"/"00_utils.ipynb").read_text()
+    shutil.copytree(ROOT/"ssbnn", tmp_path/"ssbnn", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path/"tests").mkdir()
+    (tmp_path/"tests"/"test_doc.py").write_text(        # sees the exported module: what the notebook's tests never check
+        "from ssbnn._utils import pid_alive\n"
+        "def test_doc(): assert pid_alive.__doc__ == 'Whether a process with this id is running.'\n")
+    before = audit_tool["snapshot"](tmp_path)
     nb = "nbs/00_utils.ipynb"
     caught = {"nb": nb, "what": "infinite numbers pass", "old": "and math.isfinite(value)", "new": ""}
     unseen = {"nb": nb, "what": "a comment changed", "old": "# a member already", "new": "# one member already"}
+    by_pytest = {"nb": nb, "what": "a docstring changed", "old": "Whether a process with this id is running.",
+                 "new": "Whether a process runs.", "pytest": ["tests/test_doc.py"]}
     stale = {"nb": nb, "what": "text that is not there", "old": "no such code", "new": "x"}
-    found = [m for m in (caught, unseen) if audit_tool["occurrences"](tmp_path, m) != 1]
+    found = [m for m in (caught, unseen, by_pytest) if audit_tool["occurrences"](tmp_path, m) != 1]
     assert not found, f"00_utils changed: pick other mutants for this test ({found})"
-    rows = audit_tool["audit"]([caught, unseen, stale], tmp_path, log=lambda s: None)
-    assert [r.get("killed") for r in rows] == [True, False, None]
-    assert "AssertionError" in rows[0]["by"] and "occurs 0 times" in rows[2]["error"]
-    assert (tmp_path/"nbs"/"00_utils.ipynb").read_text() == before              # every notebook restored
+    rows = audit_tool["audit"]([caught, unseen, by_pytest, stale], tmp_path, log=lambda s: None)
+    assert [r.get("killed") for r in rows] == [True, False, True, None]
+    assert "AssertionError" in rows[0]["by"] and "test_doc" in rows[2]["by"] and "occurs 0 times" in rows[3]["error"]
+    assert audit_tool["snapshot"](tmp_path) == before               # every notebook and module restored
     assert audit_tool["summary"](rows)["blind_spots"] == [f"{nb}: a comment changed"]
 
 def test_bad_notebook_name_exits_2(capsys):

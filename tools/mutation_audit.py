@@ -1,11 +1,12 @@
 """Can the tests fail? Plant each bug of `tools/mutants.json` in a notebook and check that its tests catch it.
 
-Each mutant replaces one exact piece of a notebook's code (it must occur once among the code cells) and runs that
-notebook's tests (`nbdev_test --path`), in a clone of the committed tree, so the working tree is never touched. A
-mutant the notebook's tests pass "survived": a bug they cannot see. Mutants marked `equivalent` change no behaviour
-(their reason says why); their survival is expected. A notebook's tests run on its own cells' definitions, the bug
-included; what it imports from earlier modules comes from the installed package. Writes a JSON record and prints one
-line per mutant.
+Each mutant replaces one exact piece of a notebook's code (it must occur once among the code cells), exports the
+notebook into the package, and runs that notebook's tests (`nbdev_test --path`) and the pytest files the mutant names
+under `pytest`, in a clone of the committed tree, so the working tree is never touched. The clone comes first on
+PYTHONPATH, so the bug is in whatever imports the module: the notebook's later cells, the pytest files, and the
+processes they start (the CLIs, `run_local`'s ranks). A mutant the tests pass "survived": a bug they cannot see.
+Mutants marked `equivalent` change no behaviour (their reason says why); their survival is expected. Writes a JSON
+record and prints one line per mutant.
 
     python tools/mutation_audit.py [--only NOTEBOOK ...] [--out bench/results/mutation_audit_cpu.json]
 
@@ -13,14 +14,14 @@ About 22 minutes for the whole list on two CPU cores. `tests/test_mutants.py` ch
 applies to the notebooks as they are, so the list cannot quietly go stale.
 """
 from __future__ import annotations
-import argparse, json, subprocess, sys, tempfile, time
+import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT/"tools"/"mutants.json"
 
 def load_mutants(path=MUTANTS) -> list[dict]:
-    "The mutants: dicts with nb, old, new, what, and optionally equivalent (why it changes nothing)."
+    "The mutants: dicts with nb, old, new, what, and optionally pytest (test files that also run) and equivalent (why it changes nothing)."
     return json.loads(Path(path).read_text())
 
 def _code(nb:dict) -> list[dict]: return [c for c in nb["cells"] if c["cell_type"] == "code"]
@@ -30,38 +31,66 @@ def occurrences(root:Path, m:dict) -> int:
     nb = json.loads((root/m["nb"]).read_text())
     return sum("".join(c["source"]).count(m["old"]) for c in _code(nb))
 
-def plant(root:Path, m:dict) -> str:
-    "Apply the mutant to its notebook under `root`; returns the notebook's text before, to restore."
+def _bin(name:str) -> str: return str(Path(sys.executable).parent/name)
+
+def _env(root:Path) -> dict:
+    "The environment of the tests: `root`'s package before the installed one."
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+def snapshot(root:Path) -> dict:
+    "The notebooks' and the package's files under `root`, {path: text}, to restore after a mutant."
+    return {p: p.read_text() for d in ("nbs", "ssbnn") for p in (root/d).rglob("*") if p.is_file() and p.suffix in (".ipynb", ".py")}
+
+def restore(root:Path, saved:dict):
+    "Put back what `snapshot` saw; remove package files made since."
+    for p in (root/"ssbnn").rglob("*.py"):
+        if p not in saved: p.unlink()
+    for p, text in saved.items():
+        if p.read_text() != text: p.write_text(text)
+
+def plant(root:Path, m:dict):
+    "Apply the mutant to its notebook under `root` and export that notebook into `root`'s package."
     p = root/m["nb"]
-    raw = p.read_text()
-    nb = json.loads(raw)
+    nb = json.loads(p.read_text())
     for c in _code(nb):
         s = "".join(c["source"])
         if m["old"] in s: c["source"] = s.replace(m["old"], m["new"]).splitlines(keepends=True)
     p.write_text(json.dumps(nb, indent=1))
-    return raw
+    subprocess.run([_bin("nbdev_export"), "--path", m["nb"]], cwd=root, capture_output=True, check=True)
+
+def _last_error(r) -> str:
+    errors = [l.strip() for l in (r.stdout + r.stderr).splitlines() if "Error" in l or l.startswith("FAILED")]
+    return errors[-1] if errors else ""
 
 def run_notebook(root:Path, nb:str, timeout:int=1200) -> tuple[bool, float, str]:
     "Run a notebook's tests: (passed, seconds, the last error line)."
     t = time.time()
-    r = subprocess.run([str(Path(sys.executable).parent/"nbdev_test"), "--path", nb], cwd=root, capture_output=True,
-                       text=True, timeout=timeout)
-    errors = [l.strip() for l in (r.stdout + r.stderr).splitlines() if "Error" in l]
-    return r.returncode == 0, time.time() - t, errors[-1] if errors else ""
+    r = subprocess.run([_bin("nbdev_test"), "--path", nb], cwd=root, capture_output=True, text=True, timeout=timeout, env=_env(root))
+    return r.returncode == 0, time.time() - t, _last_error(r)
+
+def run_pytest(root:Path, files:list[str], timeout:int=1200) -> tuple[bool, float, str]:
+    "Run pytest files of `root` against its package: (passed, seconds, the first failure)."
+    t = time.time()
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *files], cwd=root,
+                       capture_output=True, text=True, timeout=timeout, env=_env(root))
+    return r.returncode == 0, time.time() - t, _last_error(r)
 
 def audit(mutants:list[dict], root:Path, log=print) -> list[dict]:
-    "Each mutant planted alone in `root`: killed (its notebook's tests fail) or survived; the notebook is restored after."
+    "Each mutant planted alone in `root`: killed (its tests fail) or survived; notebooks and package are restored after."
     out = []
     for m in mutants:
         row = {"nb": m["nb"], "what": m["what"], **({"equivalent": m["equivalent"]} if "equivalent" in m else {})}
         n = occurrences(root, m)
         if n != 1: row["error"] = f"the mutant's text occurs {n} times in {m['nb']}: update tools/mutants.json"
         else:
-            raw = plant(root, m)
+            saved = snapshot(root)
             try:
+                plant(root, m)
                 passed, seconds, why = run_notebook(root, m["nb"])
+                if passed and m.get("pytest"):
+                    passed, more, why = run_pytest(root, m["pytest"]); seconds += more
                 row.update(killed=not passed, seconds=round(seconds, 1), **({"by": why} if why else {}))
-            finally: (root/m["nb"]).write_text(raw)
+            finally: restore(root, saved)
         out.append(row)
         log(f"{'killed  ' if row.get('killed') else 'ERROR   ' if 'error' in row else 'SURVIVED'} {m['nb']}: {m['what']}")
     return out
