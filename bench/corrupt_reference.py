@@ -13,8 +13,9 @@ own, so both sides get `numpy.random.default_rng(s)` there. Each image is corrup
     python bench/corrupt_reference.py --script robustness/ImageNet-C/create_c/make_cifar_c.py --archive cifar10_train.npz \\
         --out bench/results/corrupt_reference_cpu.json --fixture tests/reference/make_cifar_c.npz
 
-`--fixture` also saves a few images and the script's output for each corruption at severity 5, which
-`tests/test_corrupt_reference.py` compares ssbnn against on every test run, without the script's dependencies.
+`--fixture` also saves a few images and the script's output for each corruption at every severity (four images at
+severity 5, the paper's, two at the others), which `tests/test_corrupt_reference.py` compares ssbnn against on every
+test run, without the script's dependencies.
 """
 import argparse, contextlib, json, os, platform, sys, time
 from pathlib import Path
@@ -41,6 +42,13 @@ class LegacyDraws:
     def uniform(self, low=0.0, high=1.0, size=None): return self.rs.uniform(low, high, size)
     def integers(self, low, high=None, size=None): return self.rs.randint(low, high, size)
     def random(self, size=None): return self.rs.random_sample(size)
+
+
+FIXTURE_IMAGES = {1: 2, 2: 2, 3: 2, 4: 2, 5: 4}   # images per severity in the test fixture: the paper's severity 5 with the most
+
+def fixture_key(name:str, severity:int) -> str:
+    "The fixture's array of the script's outputs for corruption `name` at `severity`; image i was corrupted with seed 1000 * severity + i."
+    return f"{name}_s{severity}"
 
 
 def draws(name:str, seed:int):
@@ -109,7 +117,7 @@ def main(argv=None):
     p.add_argument("--severities", default="1,2,3,4,5")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, help="JSON record")
-    p.add_argument("--fixture", type=Path, help="also save 4 images and the script's severity-5 outputs here (.npz)")
+    p.add_argument("--fixture", type=Path, help="also save 4 images and the script's outputs here (.npz): all 4 at severity 5, 2 at 1-4")
     a = p.parse_args(argv)
     try:
         sev = [int(s) for s in a.severities.split(",")]
@@ -147,9 +155,10 @@ def main(argv=None):
     if a.out: atomic_write(a.out, lambda f: f.write_text(json.dumps(record, indent=1)))
     if a.fixture:
         k = x[:4]
-        outs = {n: np.stack([reference_output(ref, n, im, 5, 5000 + i, folder) for i, im in enumerate(k)]) for n in CORRUPTIONS}
+        outs = {fixture_key(n, s): np.stack([reference_output(ref, n, im, s, 1000 * s + i, folder) for i, im in enumerate(k[:FIXTURE_IMAGES[s]])])
+                for n in CORRUPTIONS for s in FIXTURE_IMAGES}
         def write(f):
-            with open(f, "wb") as fh: np.savez_compressed(fh, images=k, seeds=5000 + np.arange(len(k)), **outs)
+            with open(f, "wb") as fh: np.savez_compressed(fh, images=k, **outs)
         atomic_write(a.fixture, write)
     print(f"{'passed' if record['passed'] else 'FAILED'}: largest difference {worst} level(s) in {len(CORRUPTIONS)} corruptions "
           f"x severities {a.severities} x {len(x)} images ({record['seconds']} s)")

@@ -6,26 +6,30 @@ from conftest import ROOT
 from ssbnn.experiments.corrupt import CORRUPTIONS
 
 sys.path.insert(0, str(ROOT / "bench"))
-from corrupt_reference import TOLERANCE, LegacyDraws, draws  # noqa: E402
+from corrupt_reference import FIXTURE_IMAGES, TOLERANCE, LegacyDraws, draws, fixture_key  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "reference" / "make_cifar_c.npz"
 
 
+@pytest.mark.parametrize("severity", list(FIXTURE_IMAGES))
 @pytest.mark.parametrize("name", list(CORRUPTIONS))
-def test_the_corruption_equals_the_original_scripts(name):
+def test_the_corruption_equals_the_original_scripts(name, severity):
     z = np.load(FIXTURE)
-    ours = np.stack([CORRUPTIONS[name](im[None], 5, draws(name, int(k)))[0] for im, k in zip(z["images"], z["seeds"])])
-    d = np.abs(ours.astype(int) - z[name].astype(int))
-    assert d.max() <= TOLERANCE, f"{name}: {(d > TOLERANCE).sum()} values differ from make_cifar_c.py's by up to {d.max()} levels"
-    assert (d > 0).mean() < 0.1, f"{name}: {(d > 0).mean():.1%} of the values differ from make_cifar_c.py's by one level"
+    ref = z[fixture_key(name, severity)]
+    ours = np.stack([CORRUPTIONS[name](im[None], severity, draws(name, 1000 * severity + i))[0] for i, im in enumerate(z["images"][:len(ref)])])
+    d = np.abs(ours.astype(int) - ref.astype(int))
+    assert d.max() <= TOLERANCE, f"{name} {severity}: {(d > TOLERANCE).sum()} values differ from make_cifar_c.py's by up to {d.max()} levels"
+    assert (d > 0).mean() < 0.1, f"{name} {severity}: {(d > 0).mean():.1%} of the values differ from make_cifar_c.py's by one level"
 
 
 def test_the_fixture_is_not_trivial():
     z = np.load(FIXTURE)
     x = z["images"].astype(int)
-    changes = {n: np.abs(z[n].astype(int) - x).mean() for n in CORRUPTIONS}
-    assert z["images"].shape == (4, 32, 32, 3) and min(changes.values()) > 3, changes   # every corruption visibly changes them
-    assert len(np.unique(z["seeds"])) == 4
+    assert z["images"].shape == (4, 32, 32, 3) and len({im.tobytes() for im in z["images"]}) == 4
+    for s, n in FIXTURE_IMAGES.items():
+        changes = {c: np.abs(z[fixture_key(c, s)].astype(int) - x[:n]).mean() for c in CORRUPTIONS}
+        assert all(len(z[fixture_key(c, s)]) == n for c in CORRUPTIONS) and min(changes.values()) > 0.5, (s, changes)   # each visibly changes them
+        if s > 1: assert all((z[fixture_key(c, s)][:2] != z[fixture_key(c, s - 1)][:2]).any() for c in CORRUPTIONS), s   # severities differ
 
 
 def test_legacy_draws_follow_the_global_stream():
