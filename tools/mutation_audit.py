@@ -10,7 +10,7 @@ record and prints one line per mutant.
 
     python tools/mutation_audit.py [--only NOTEBOOK ...] [--out bench/results/mutation_audit_cpu.json]
 
-About 22 minutes for the whole list on two CPU cores. `tests/test_mutants.py` checks that every mutant still
+About 44 minutes for the whole list on two CPU cores. `tests/test_mutants.py` checks that every mutant still
 applies to the notebooks as they are, so the list cannot quietly go stale.
 """
 from __future__ import annotations
@@ -59,6 +59,7 @@ def plant(root:Path, m:dict):
     subprocess.run([_bin("nbdev_export"), "--path", m["nb"]], cwd=root, capture_output=True, check=True)
 
 def _last_error(r) -> str:
+    "The last line of a finished test run's output that names an error or a failed test ('' if none)."
     errors = [l.strip() for l in (r.stdout + r.stderr).splitlines() if "Error" in l or l.startswith("FAILED")]
     return errors[-1] if errors else ""
 
