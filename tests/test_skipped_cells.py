@@ -1,4 +1,4 @@
-"""Cells that CI skips (settings.ini's tst_flags: notest, slow, cuda) still match the package.
+"""Cells that CI skips (settings.ini's tst_flags: notest, slow, cuda; and `#| eval: false`) still match the package.
 
 They run only on a GPU or by hand, so a renamed argument or function would first fail there, on lent GPU minutes: the
 readout cell of experiments/02_cifar called `_laplace_records(..., seed=0)` for weeks after the argument became
@@ -22,8 +22,8 @@ def _code(src: str) -> str:
 
 
 def _cells(nb: dict) -> list:
-    "[(source, skipped on CI)] of a notebook's code cells."
-    flag = re.compile(rf"^#\|\s*({'|'.join(SKIPPED)})\b", re.M)
+    "[(source, skipped on CI)] of a notebook's code cells: flagged with a test flag, or `#| eval: false` (examples for users)."
+    flag = re.compile(rf"^#\|\s*(({'|'.join(SKIPPED)})\b|eval:\s*false)", re.M)
     return [(s, bool(flag.search(s))) for c in nb["cells"] if c["cell_type"] == "code" for s in ["".join(c["source"])]]
 
 
@@ -56,7 +56,7 @@ def bad_calls(cells: list) -> tuple[list, int]:
             if not callable(fn) or not (getattr(fn, "__module__", None) or "").startswith("ssbnn"): continue
             if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords): continue
             checked += 1
-            try: inspect.signature(fn).bind_partial(*call.args, **{k.arg: k.value for k in call.keywords})
+            try: inspect.signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords})
             except TypeError as e: out.append(f"{ast.unparse(call)[:100]}: {e}")
     return out, checked
 
@@ -86,11 +86,12 @@ def test_skipped_cells_call_ssbnn_as_it_is():
 
 
 def test_the_check_sees_a_stale_call():
-    "A skipped cell with an argument the function no longer takes, a wrong count, and a name nothing defines."
+    "A skipped cell with an argument the function no longer takes, one too many, one missing, and a name nothing defines."
     nb = {"cells": [{"cell_type": "code", "source": ["#| default_exp experiments.cifar"]},
                     {"cell_type": "code", "source": ["#| cuda\n", "%time recs = _laplace_records(demo, cifar, (50,), seed=0)\n",
-                                                     "paper_tau_p(10, 100)\n", "paper_tau_p(num_classes=10)\n", "print(gone)"]}]}
+                                                     "paper_tau_p(10, 100)\n", "paper_tau_p()\n", "paper_tau_p(num_classes=10)\n", "print(gone)"]}]}
     cells = _cells(nb)
     calls, checked = bad_calls(cells)
-    assert checked == 3 and len(calls) == 2 and "unexpected keyword argument 'seed'" in calls[0] and "too many positional" in calls[1], calls
+    assert checked == 4 and len(calls) == 3, calls
+    assert "unexpected keyword argument 'seed'" in calls[0] and "too many positional" in calls[1] and "missing a required" in calls[2], calls
     assert undefined_names(cells) == ["demo", "cifar", "gone"]
