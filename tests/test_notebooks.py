@@ -3,10 +3,12 @@
 The notebooks run in this process, each in its own IPython shell, as nbdev_test's workers run them: one Python and
 torch start-up for all of them instead of one each (about three minutes of a two-core CI run). What a notebook could
 leave behind in this process is put back: the registry of rebuildable classes (its `#| export` cells register their
-own copies of the package's classes), the IN_TEST variable and open figures. A warning whose class a notebook
+own copies of the package's classes), the IN_TEST variable and open figures. Its temporary folders (`tempfile`, also in
+the processes it starts) go into the test's own `tmp_path`, which pytest prunes, instead of piling up in the system's
+temporary folder (the commands' notebook alone leaves about 400 MB of checkpoints a run). A warning whose class a notebook
 defined (its module is `__main__`) is passed on as a UserWarning: pytest-xdist's workers send warnings to the controller
 by class name, and one it cannot import stops the whole `pytest -n` run."""
-import contextlib, io, warnings
+import contextlib, getpass, io, os, tempfile, warnings
 import pytest
 from conftest import ROOT
 
@@ -68,10 +70,14 @@ def test_notebook_warnings_leave_importable(tmp_path):
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[str(p.relative_to(ROOT / "nbs")) for p in NOTEBOOKS])
-def test_notebook(nb, monkeypatch, package_classes):
+def test_notebook(nb, monkeypatch, package_classes, tmp_path):
     from nbdev.config import get_config
     import matplotlib.pyplot as plt
     monkeypatch.setenv("IN_TEST", "1")                                   # test_nb sets it for good; scoped here
+    inductor = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or os.path.join(tempfile.gettempdir(), "torchinductor_" + getpass.getuser())
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", inductor)              # torch.compile's default cache: shared, not moved
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))              # its mkdtemp()s, here and
+    monkeypatch.setenv("TMPDIR", str(tmp_path))                          # in the processes it starts
     with own_registry(package_classes):
         ok, err = run_notebook(nb, get_config().tst_flags.split())       # settings.ini's: notest slow cuda
     plt.close("all")
