@@ -3,11 +3,11 @@
 The notebooks run in this process, each in its own IPython shell, as nbdev_test's workers run them: one Python and
 torch start-up for all of them instead of one each (about three minutes of a two-core CI run). What a notebook could
 leave behind in this process is put back: the registry of rebuildable classes (its `#| export` cells register their
-own copies of the package's classes), the IN_TEST variable and open figures. Its temporary folders (`tempfile`, also in
-the processes it starts) go into the test's own `tmp_path`, which pytest prunes, instead of piling up in the system's
-temporary folder (the commands' notebook alone leaves about 400 MB of checkpoints a run). A warning whose class a notebook
-defined (its module is `__main__`) is passed on as a UserWarning: pytest-xdist's workers send warnings to the controller
-by class name, and one it cannot import stops the whole `pytest -n` run."""
+own copies of the package's classes), the IN_TEST variable and open figures. Its temporary folders (`tempfile`,
+also in the processes it starts) go into the test's own `tmp_path`, which pytest prunes, instead of piling up in the
+system's temporary folder (the commands' notebook alone leaves about 400 MB of checkpoints a run). A warning whose
+class a notebook defined (its module is `__main__`) is passed on as a UserWarning: pytest-xdist's workers send warnings
+to the controller by class name, and one it cannot import stops the whole `pytest -n` run."""
 import contextlib, getpass, io, os, tempfile, warnings
 import pytest
 from conftest import ROOT
