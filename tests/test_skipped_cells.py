@@ -46,9 +46,9 @@ def _resolve(f, ns):
         if inspect.isclass(base) or inspect.ismodule(base): return getattr(base, f.attr, None)
 
 
-def bad_calls(cells: list) -> tuple[list, int]:
-    "(calls in skipped cells that ssbnn's functions would refuse, with why; how many calls were checked)."
-    ns, out, checked = _namespace(cells), [], 0
+def bad_calls(cells: list, ns: dict) -> tuple[list, int]:
+    "(calls in skipped cells that ssbnn's functions in `ns` (`_namespace`) would refuse, with why; how many calls were checked)."
+    out, checked = [], 0
     for s, skipped in cells:
         if not skipped: continue
         for call in (n for n in ast.walk(ast.parse(_code(s))) if isinstance(n, ast.Call)):
@@ -61,12 +61,12 @@ def bad_calls(cells: list) -> tuple[list, int]:
     return out, checked
 
 
-def undefined_names(cells: list) -> list:
-    "Names that skipped cells use and neither the notebook's cells nor its module define."
+def undefined_names(cells: list, ns: dict) -> list:
+    "Names that skipped cells use and neither the notebook's cells nor its module (`ns`, `_namespace`) define."
     lines, owner = [], []
     for i, (s, _) in enumerate(cells):
         for l in _code(s).splitlines(): lines.append(l); owner.append(i)
-    found = Checker(ast.parse("\n".join(lines)), builtins={"display", "get_ipython", *_namespace(cells)}).messages
+    found = Checker(ast.parse("\n".join(lines)), builtins={"display", "get_ipython", *ns}).messages
     return [str(m.message_args[0]) for m in found if isinstance(m, messages.UndefinedName) and cells[owner[m.lineno - 1]][1]]
 
 
@@ -77,9 +77,10 @@ def test_skipped_cells_call_ssbnn_as_it_is():
     bad, checked = {}, 0
     for p in NOTEBOOKS:
         cells = _cells(json.loads(p.read_text()))
-        calls, n = bad_calls(cells)
+        ns = _namespace(cells)                           # its imports run once, for both checks
+        calls, n = bad_calls(cells, ns)
         checked += n
-        problems = calls + [f"undefined name {name!r}" for name in undefined_names(cells)]
+        problems = calls + [f"undefined name {name!r}" for name in undefined_names(cells, ns)]
         if problems: bad[str(p.relative_to(ROOT))] = problems
     assert not bad, bad
     assert checked >= 30, checked                      # the check reaches the skipped cells' calls (65 when written)
@@ -91,7 +92,8 @@ def test_the_check_sees_a_stale_call():
                     {"cell_type": "code", "source": ["#| cuda\n", "%time recs = _laplace_records(demo, cifar, (50,), seed=0)\n",
                                                      "paper_tau_p(10, 100)\n", "paper_tau_p()\n", "paper_tau_p(num_classes=10)\n", "print(gone)"]}]}
     cells = _cells(nb)
-    calls, checked = bad_calls(cells)
+    ns = _namespace(cells)
+    calls, checked = bad_calls(cells, ns)
     assert checked == 4 and len(calls) == 3, calls
     assert "unexpected keyword argument 'seed'" in calls[0] and "too many positional" in calls[1] and "missing a required" in calls[2], calls
-    assert undefined_names(cells) == ["demo", "cifar", "gone"]
+    assert undefined_names(cells, ns) == ["demo", "cifar", "gone"]
