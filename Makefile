@@ -25,8 +25,8 @@ lab: $(VENV)/.lab   ## JupyterLab in .venv, opened on the tutorials
 demo: install   ## pretrain and compare on the embedded digits; writes ssbnn-runs/<time>/
 	$(BIN)/ssbnn
 
-test: install   ## every notebook (nbdev_test), the installed package, the CLI and bad input
-	$(BIN)/python -m pytest
+test: install   ## every notebook (nbdev_test), the installed package, the CLI and bad input (two workers)
+	$(BIN)/python -m pytest -n 2
 
 export: install   ## notebooks -> ssbnn/ (never edit ssbnn/ by hand)
 	$(BIN)/nbdev_export
