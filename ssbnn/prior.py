@@ -168,6 +168,7 @@ def explorer(features:dict, bnn_rhos:dict|None=None):
         if bnn_rhos: plot_kde({k: bnn_rhos[k] for k in groups}, axs[0, 0], "BNN prior")
         plot_kde(r, axs[0, -1], f"self-supervised prior, W ~ N(0, {prior_var:g}), alpha {prior_score(*[r[k] for k in GROUPS]) if len(groups) == 3 else float('nan'):.2f}")
         plt.tight_layout(); plt.show()
+        return r                                                    # the widget keeps it as `result`
     return W.interactive(show, prior_var=W.FloatLogSlider(value=20, base=10, min=-1, max=3, step=0.25, description="prior var"),
                          samples=W.IntSlider(value=1024, min=64, max=4096, step=64, description="samples"),
                          groups=W.SelectMultiple(options=GROUPS, value=GROUPS, description="groups"))
@@ -193,7 +194,11 @@ def kde_animation(frames:list, titles:list,
     plt.close(fig)
     return html
 
+def _variance_frames(features:dict, variances, n_samples:int) -> tuple:
+    "The frames of `prior_variance_animation`: one `{group: rho}` per prior variance, and their titles."
+    rs = [{k: rho_linear(*features[k], prior_var=v, n_samples=n_samples, generator=torch.Generator().manual_seed(0)) for k in GROUPS} for v in variances]
+    return rs, [f"W ~ N(0, {v:g}): alpha {prior_score(*[r[k] for k in GROUPS]):.2f}" for v, r in zip(variances, rs)]
+
 def prior_variance_animation(features:dict, variances=(0.1, 1., 5., 20., 100., 1000.), n_samples:int=1024) -> str:
     "A kernel-free slider over the self-supervised prior's variance, for `{group: (features_a, features_b)}`."
-    rs = [{k: rho_linear(*features[k], prior_var=v, n_samples=n_samples, generator=torch.Generator().manual_seed(0)) for k in GROUPS} for v in variances]
-    return kde_animation(rs, [f"W ~ N(0, {v:g}): alpha {prior_score(*[r[k] for k in GROUPS]):.2f}" for v, r in zip(variances, rs)])
+    return kde_animation(*_variance_frames(features, variances, n_samples))
