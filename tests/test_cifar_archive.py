@@ -18,6 +18,11 @@ def test_archive_decodes_to_cifar10():
     s = splits_from_arrays(x, y, val=1000, test=5000, name="cifar10")
     assert (len(s.y_train), len(s.y_val), len(s.y_test)) == (44_000, 1000, 5000)
     assert s.x_train.dtype.is_floating_point is False        # kept as uint8
+    from ssbnn.models import CIFAR10_MEAN, CIFAR10_STD
+    for c in range(3):      # the encoder's normalisation: these images' per-channel statistics (JPEG-75 lowers the std by < 0.002)
+        ch = x[..., c].astype(np.float32) / 255
+        assert abs(ch.mean() - CIFAR10_MEAN[c]) < 0.001 and abs(ch.std() - CIFAR10_STD[c]) < 0.003
+        assert abs(ch.std(axis=(1, 2)).mean() - (0.2023, 0.1994, 0.2010)[c]) < 0.003   # the values often copied: per-image stds averaged
 
 
 @needs_archive
