@@ -38,6 +38,14 @@ def test_the_audit_tells_a_caught_bug_from_an_unseen_one(tmp_path):
     assert audit_tool["snapshot"](tmp_path) == before               # every notebook and module restored
     assert audit_tool["summary"](rows)["blind_spots"] == [f"{nb}: a comment changed"]
 
+def test_the_tests_of_a_clone_find_the_cifar_archive(tmp_path, monkeypatch):
+    "A clone has no ../shared beside it: the archive tests would skip, and a mutant only they catch would survive unseen."
+    monkeypatch.delenv("SSBNN_CIFAR_ARCHIVE", raising=False)
+    archive = ROOT.parent/"shared"/"data"/"cifar10_train.npz"
+    assert audit_tool["_env"](tmp_path).get("SSBNN_CIFAR_ARCHIVE") == (str(archive) if archive.exists() else None)
+    monkeypatch.setenv("SSBNN_CIFAR_ARCHIVE", "/elsewhere.npz")
+    assert audit_tool["_env"](tmp_path)["SSBNN_CIFAR_ARCHIVE"] == "/elsewhere.npz"
+
 def test_bad_notebook_name_exits_2(capsys):
     with pytest.raises(SystemExit) as e: audit_tool["main"](["--only", "99_nothing"])
     assert e.value.code == 2

@@ -34,9 +34,13 @@ def occurrences(root:Path, m:dict) -> int:
 
 def _bin(name:str) -> str: return str(Path(sys.executable).parent/name)
 
+ARCHIVE = ROOT.parent/"shared"/"data"/"cifar10_train.npz"    # where tests/test_cifar_archive.py finds CIFAR-10 from this checkout
+
 def _env(root:Path) -> dict:
-    "The environment of the tests: `root`'s package before the installed one."
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    "The environment of the tests: `root`'s package before the installed one, and this checkout's CIFAR-10 archive (none lies beside a clone)."
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    if ARCHIVE.exists(): env.setdefault("SSBNN_CIFAR_ARCHIVE", str(ARCHIVE))
+    return env
 
 def snapshot(root:Path) -> dict:
     "The notebooks' and the package's files under `root`, {path: text}, to restore after a mutant."
