@@ -276,7 +276,7 @@ IMAGEWISE = ("defocus_blur", "zoom_blur", "brightness", "contrast", "pixelate", 
 def corrupted_sets(x, severity:int=5, seed:int=0, names=None,
                    workers:int|None=None, # threads (default: the CPU count); the images are the same for any number
                   ) -> dict:
-    "All (or `names`) corruptions of the images `x` at one severity: {name: uint8 images}."
+    "All (or `names`) corruptions of the images `x` at one severity, corruption i of `names` from seed + i: {name: uint8 images}."
     names, workers = list(names or CORRUPTIONS), workers or os.cpu_count() or 1
     chunks = [c for c in np.array_split(np.arange(len(x)), workers) if len(c)]
     jobs = [(n, seed + i, c) for i, n in enumerate(names) for c in (chunks if n in IMAGEWISE else [slice(None)])]
