@@ -6,27 +6,33 @@
 from __future__ import annotations
 import errno, json, math, os, re, shutil, tempfile, time
 from dataclasses import asdict
+from enum import Enum
 from pathlib import Path
 import numpy as np
-from ._utils import deferred_interrupt, remove_stale_temps, atomic_write
+from ._utils import as_option, deferred_interrupt, remove_stale_temps, atomic_write
 from .baselines import METHODS
 
 # %% auto #0
-__all__ = ['METRICS', 'RUN_MARK', 'RUN_ONLY', 'summarize', 'label', 'table', 'plot', 'unhold', 'claim_folder', 'new_run_folder',
-           'release_folder', 'write_results', 'merge_results', 'differing', 'read_parts', 'settings_json',
-           'write_partial', 'read_partial', 'cut_off_note']
+__all__ = ['METRICS', 'RUN_MARK', 'RUN_ONLY', 'Spread', 'summarize', 'label', 'table', 'plot', 'unhold', 'claim_folder',
+           'new_run_folder', 'release_folder', 'write_results', 'merge_results', 'differing', 'read_parts',
+           'settings_json', 'write_partial', 'read_partial', 'cut_off_note']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
            "c_accuracy": ("Accuracy under corruption (%)", 100, "↑"), "c_nll": ("NLL under corruption", 1, "↓"),
            "c_ece": ("ECE under corruption (%)", 100, "↓"), "ood_auroc": ("OOD detection AUROC (%)", 100, "↑")}
 
+class Spread(str, Enum):
+    "What follows the ± of a mean over seeds."
+    SE = "se"    # the standard error of the mean
+    STD = "std"  # the standard deviation over seeds
+
 def summarize(records:list[dict], metric:str,
               key:str="method", # the record field that names a curve: 'method', or e.g. an ablation's 'setting'
               spread:str="se", # 'se': standard error of the mean; 'std': standard deviation over seeds
              ) -> dict:
     "Mean and spread of `metric` over seeds per (key, labels): {(name, labels): (mean, spread, n)}."
-    groups = {}
+    spread, groups = as_option(Spread, spread, "spread"), {}
     for r in records: groups.setdefault((r[key], r["labels"]), []).append(r[metric])
     out = {}
     for k, v in groups.items():
@@ -48,7 +54,7 @@ def _cell(v:tuple, scale:float) -> str:
 
 def _round_means(records:list[dict], metric:str, key:str, spread:str="se") -> dict:
     "Per key: the mean over label counts of each seed, then mean and `spread` over seeds (e.g. over active-learning rounds)."
-    out = {}
+    out, spread = {}, as_option(Spread, spread, "spread")
     for k in dict.fromkeys(r[key] for r in records):
         per_seed = [np.mean([r[metric] for r in records if r[key] == k and r["seed"] == s])
                     for s in sorted({r["seed"] for r in records if r[key] == k})]
