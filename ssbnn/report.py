@@ -54,7 +54,7 @@ def _cell(v:tuple, scale:float) -> str:
 
 def _round_means(records:list[dict], metric:str, key:str, spread:str="se") -> dict:
     "Per key: the mean over label counts of each seed, then mean and `spread` over seeds (e.g. over active-learning rounds)."
-    out, spread = {}, as_option(Spread, spread, "spread")
+    out = {}
     for k in dict.fromkeys(r[key] for r in records):
         per_seed = [np.mean([r[metric] for r in records if r[key] == k and r["seed"] == s])
                     for s in sorted({r["seed"] for r in records if r[key] == k})]
