@@ -7,13 +7,13 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Callable, NamedTuple
+from typing import Callable, ClassVar, NamedTuple
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from ._utils import get_device, seeded
+from ._utils import get_device, seeded, check_limits, check_number
 from .data import as_float, check_images, check_labelled
 from .augment import DigitsAugment
 from .models import DigitsCNN, Classifier
@@ -39,6 +39,12 @@ class MAPConfig:
     amp: bool = True # bf16 autocast of the training steps on CUDA; ignored elsewhere
     compile: bool = False # torch.compile the network for its training steps (CUDA only; the CIFAR setup turns it on)
     restore_best: bool = True # keep the best validation epoch's weights, else those at the stop (the CIFAR setup's choice)
+
+    LIMITS: ClassVar[dict] = dict(lr=dict(low=0), weight_decay=dict(low=0), batch_size=dict(low=1, integer=True),
+                                  min_epochs=dict(low=0, integer=True), max_epochs=dict(low=1, integer=True),
+                                  patience=dict(low=1, integer=True), seed=dict(low=0, high=2**31 - 1, integer=True))
+
+    def __post_init__(self): check_limits(self)
 
 def _step(model, opt, xb:Tensor, yb:Tensor, amp:bool=False):
     "One optimiser step on images `xb` `(B,C,H,W)` (or inputs `(B,D)`) and labels `yb` `(B,)`: channels-last, bf16 autocast on CUDA if `amp`."
@@ -224,6 +230,14 @@ class SWAGConfig:
     lrs: tuple = (1e-2, 1e-3, 1e-4) # learning rates tried; the best on validation is kept
     momentum: float = 0.9 # SGD momentum
     samples: int = 30 # parameter samples per prediction
+
+    LIMITS: ClassVar[dict] = dict(epochs=dict(low=1, integer=True), snapshots_per_epoch=dict(low=1, integer=True),
+                                  rank=dict(low=0, integer=True), momentum=dict(low=0, high=1), samples=dict(low=1, integer=True))
+
+    def __post_init__(self):
+        check_limits(self)
+        if not len(self.lrs): raise ValueError("lrs is empty; give at least one learning rate, e.g. (1e-2, 1e-3)")
+        for lr in self.lrs: check_number("each of lrs", lr, low=0, open_low=True)
 
 def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:SWAGConfig,
                  batch_size:int, # the MAP network's batch; fewer images where an epoch would have under `snapshots_per_epoch` steps

@@ -13,7 +13,7 @@ import torch
 from torch import nn, Tensor
 from torch.nn.utils import get_total_norm
 from tqdm.auto import tqdm
-from ._utils import (get_device, as_option, check_fields, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
+from ._utils import (get_device, as_option, check_fields, check_limits, save_checkpoint, load_checkpoint, remove_stale_temps,
                           rng_state, set_rng_state, part_spec, spec_text)
 from .data import check_images, check_labels, as_float, data_fingerprint
 from .augment import compiled_augment
@@ -80,7 +80,7 @@ class PretrainConfig:
                                  "lars_clip")
 
     def __post_init__(self):
-        for name, limits in self.LIMITS.items(): check_number(name, getattr(self, name), **limits)
+        check_limits(self)
         as_option(Optimizer, self.optimizer, "optimizer")
         as_option(CompileMode, self.compile_mode, "compile_mode")
         self.resume_changing = tuple(self.resume_changing)

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch import Tensor
 from tqdm.auto import tqdm
-from .._utils import get_device, as_option, check_number, environment, atomic_write, state_digest
+from .._utils import get_device, as_option, check_limits, check_number, environment, atomic_write, state_digest
 from ..data import ImageSplits, check_images, labelled_subset, data_fingerprint, parse_budget, load_digits_splits, photo_patches, digits_as_ood
 from ..augment import DigitsAugment, CropFlip
 from ..models import DigitsCNN, CIFARResNet18
@@ -151,7 +151,7 @@ class EvalConfig:
                                   severity=dict(low=1, high=5, integer=True))
 
     def __post_init__(self):
-        for name, limits in self.LIMITS.items(): check_number(name, getattr(self, name), **limits)
+        check_limits(self)
         for name in ("full_seeds", "pretrain_seeds"):
             if getattr(self, name) is not None: check_number(name, getattr(self, name), **self.LIMITS["seeds"])
         if not self.budgets: raise ValueError("budgets is empty; give at least one, e.g. (10, 50, 'all')")
