@@ -6,9 +6,10 @@ import torch
 from ssbnn.core import SSBNN, DigitsCNN, ContrastiveELBO, load_digits_splits, labelled_subset, LaplacePosterior
 from ssbnn.elbo import make_task
 from ssbnn.augment import DigitsAugment
-from ssbnn.baselines import MAPClassifier
+from ssbnn.baselines import MAPClassifier, MAPConfig, SWAGConfig
 from ssbnn.data import load_cifar_splits, check_images
 from ssbnn.train import PretrainConfig
+from ssbnn.experiments.evaluation import EvalConfig
 from ssbnn._utils import get_device, file_sha256
 
 
@@ -243,6 +244,23 @@ def test_fuzz_pretrain_config(name, value):
         with pytest.raises(ValueError, match="larger than the 1257 unlabelled images"): cfg.steps(1257)
     else: assert cfg.steps(1257) >= 1
 
+
+
+_LIMITED = [(cls, name) for cls in (PretrainConfig, EvalConfig, MAPConfig, SWAGConfig) for name in sorted(cls.LIMITS)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_LIMITED), _numbers)
+def test_fuzz_every_config_keeps_its_limits(setting, value):
+    "A number outside a configuration's LIMITS is refused naming the setting; one inside is kept as given."
+    cls, name = setting
+    limits = cls.LIMITS[name]
+    try: cfg = cls(**{name: value})
+    except CLEAR as e: assert name in str(e); return
+    v = getattr(cfg, name)
+    assert v is value and not isinstance(v, bool) and math.isfinite(v)
+    assert v > limits["low"] if limits.get("open_low") else v >= limits.get("low", -math.inf)
+    assert v <= limits.get("high", math.inf) and (not limits.get("integer") or float(v).is_integer())
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(hnp.arrays(st.sampled_from([np.float16, np.float32, np.float64, np.uint8]), st.tuples(st.integers(0, 3), st.integers(1, 4), st.just(8), st.just(8)),
