@@ -6,14 +6,14 @@
 from __future__ import annotations
 from dataclasses import dataclass, asdict
 from enum import Enum
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 import math, warnings
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from ._utils import as_option, rebuildable, warn_user
+from ._utils import as_option, rebuildable, warn_user, check_limits
 from .data import check_labels
 from .metrics import nll
 
@@ -214,6 +214,13 @@ class PriorGrid:
     per_decade: int = 4 # candidates per factor of 10
     extend: float = 2. # decades added when the pick sits on an edge
     max_extend: int = 3 # times the grid may be extended on each side
+
+    LIMITS: ClassVar[dict] = dict(low=dict(), high=dict(), per_decade=dict(low=1, integer=True), extend=dict(low=0, open_low=True),
+                                  max_extend=dict(low=0, integer=True))
+
+    def __post_init__(self):
+        check_limits(self)
+        if not self.low < self.high: raise ValueError(f"PriorGrid needs low < high (log10 precisions), got low={self.low}, high={self.high}")
 
     def values(self, low:float|None=None, high:float|None=None) -> Tensor:
         "The candidates between 10^low and 10^high (float64)."

@@ -10,6 +10,8 @@ from ssbnn.baselines import MAPClassifier, MAPConfig, SWAGConfig
 from ssbnn.data import load_cifar_splits, check_images
 from ssbnn.train import PretrainConfig
 from ssbnn.experiments.evaluation import EvalConfig
+from ssbnn.experiments.active import ActiveConfig
+from ssbnn.posterior import PriorGrid
 from ssbnn._utils import get_device, file_sha256
 
 
@@ -246,7 +248,8 @@ def test_fuzz_pretrain_config(name, value):
 
 
 
-_LIMITED = [(cls, name) for cls in (PretrainConfig, EvalConfig, MAPConfig, SWAGConfig) for name in sorted(cls.LIMITS)]
+_LIMITED = [(cls, name) for cls in (PretrainConfig, EvalConfig, MAPConfig, SWAGConfig, ActiveConfig, PriorGrid)
+            for name in sorted(cls.LIMITS)]
 
 
 @settings(max_examples=300, deadline=None)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import copy, functools, hashlib, inspect, time, warnings
 from dataclasses import dataclass, asdict, replace, is_dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 import numpy as np
 import torch
 from torch import Tensor
 from tqdm.auto import tqdm
-from .._utils import environment, state_digest, to_spec
+from .._utils import environment, state_digest, to_spec, check_limits
 from ..data import ImageSplits, labelled_subset, data_fingerprint
 from ..metrics import evaluate, predictive_entropy
 from ..posterior import MAPPosterior, PriorEdgeWarning
@@ -162,10 +162,16 @@ class ActiveConfig:
     seed: int = 0 # first seed
     chunk: int = 8192 # pool images scored per batch
 
+    LIMITS: ClassVar[dict] = dict(initial=dict(low=1, integer=True), val=dict(low=1, integer=True), step=dict(low=1, integer=True),
+                                  budget=dict(low=1, integer=True), seeds=dict(low=1, high=1000, integer=True),
+                                  seed=dict(low=0, high=2**31 - 1, integer=True), chunk=dict(low=1, integer=True))
+
+    def __post_init__(self): check_limits(self)
+
     def rounds(self) -> list[int]:
         "The label counts at which the learner is evaluated."
-        if not 0 < self.initial <= self.budget or self.step <= 0:
-            raise ValueError(f"need 0 < initial <= budget and step > 0, got initial={self.initial}, budget={self.budget}, step={self.step}")
+        if not self.initial <= self.budget:                    # each is checked as the configuration is made (LIMITS)
+            raise ValueError(f"need initial <= budget, got initial={self.initial}, budget={self.budget}")
         return list(range(self.initial, self.budget, self.step)) + [self.budget]
 
 class ActiveMethod(NamedTuple):
