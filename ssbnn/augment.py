@@ -6,11 +6,12 @@
 from __future__ import annotations
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 from enum import Enum
-from ._utils import rebuildable, as_option
+from ._utils import rebuildable, as_option, check_limits, check_number
 from .data import as_float
 
 # %% auto #0
@@ -60,6 +61,13 @@ def gaussian_noise(x:Tensor, std:float=0.05, generator=None) -> Tensor:
     return x + std * torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)
 
 # %% ../nbs/02_augment.ipynb #a3278655
+def _check_range(config, name:str, **limits):
+    "Check the setting `name` of `config`: a range (lo, hi) of two numbers within `limits` (`check_number`'s), lo <= hi."
+    pair = getattr(config, name)
+    if not (isinstance(pair, (tuple, list)) and len(pair) == 2): raise ValueError(f"{name} must be a range (lo, hi), got {pair!r}")
+    for v in pair: check_number(name, v, **limits)
+    if pair[0] > pair[1]: raise ValueError(f"{name} must be a range (lo, hi) with lo <= hi, got {tuple(pair)}")
+
 @rebuildable
 @dataclass
 class DigitsAugment:
@@ -70,6 +78,12 @@ class DigitsAugment:
     contrast: tuple = (0.5, 1.2) # contrast factor range
     dropout: float = 0.1 # probability of zeroing a pixel
     noise: float = 0.05 # std of additive Gaussian noise
+
+    LIMITS: ClassVar[dict] = dict(rotation=dict(low=0, high=180), translation=dict(low=0, high=1), dropout=dict(low=0, high=1),
+                                  noise=dict(low=0))
+
+    def __post_init__(self):
+        check_limits(self); _check_range(self, "scale", low=0, open_low=True); _check_range(self, "contrast", low=0)
 
     def __call__(self, x:Tensor, generator=None) -> Tensor:
         "Augment a batch `(B,C,H,W)`; every image gets independent random parameters."
@@ -167,7 +181,13 @@ class SimCLRAugment:
     jitter_p: float = 0.8 # probability of colour jitter
     gray_p: float = 0.2 # probability of grayscale
 
-    def __post_init__(self): as_option(Crops, self.crops, "crops")
+    LIMITS: ClassVar[dict] = dict(flip=dict(low=0, high=1), jitter_p=dict(low=0, high=1), gray_p=dict(low=0, high=1))
+
+    def __post_init__(self):
+        as_option(Crops, self.crops, "crops"); check_limits(self)
+        _check_range(self, "scale", low=0, high=1, open_low=True); _check_range(self, "ratio", low=0, open_low=True)
+        if len(self.jitter) != 4: raise ValueError(f"jitter must be (brightness, contrast, saturation, hue), got {self.jitter!r}")
+        for name, v, high in zip(("brightness", "contrast", "saturation", "hue"), self.jitter, (1, 1, 1, 0.5)): check_number(f"jitter's {name}", v, low=0, high=high)
 
     def draw(self, n:int, like:Tensor, generator=None) -> tuple:
         "The random parameters of `n` views: crop matrices (n,2,3), colour factors (n,4), and which to leave uncoloured and to grey (n,)."
@@ -211,6 +231,10 @@ class CropFlip:
     "Standard CIFAR augmentation: random shifts of up to `padding` pixels (zero fill) and horizontal flips."
     padding: int = 4 # maximum shift in pixels
     flip: float = 0.5 # probability of a horizontal flip
+
+    LIMITS: ClassVar[dict] = dict(padding=dict(low=0, integer=True), flip=dict(low=0, high=1))
+
+    def __post_init__(self): check_limits(self)
 
     def __call__(self, x:Tensor, generator=None) -> Tensor:
         "Augment a batch `(B,C,H,W)` (uint8 or float in [0,1])."

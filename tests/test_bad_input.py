@@ -5,7 +5,7 @@ import pytest
 import torch
 from ssbnn.core import SSBNN, DigitsCNN, ContrastiveELBO, load_digits_splits, labelled_subset, LaplacePosterior
 from ssbnn.elbo import make_task
-from ssbnn.augment import DigitsAugment
+from ssbnn.augment import DigitsAugment, SimCLRAugment, CropFlip
 from ssbnn.baselines import MAPClassifier, MAPConfig, SWAGConfig
 from ssbnn.data import load_cifar_splits, check_images
 from ssbnn.train import PretrainConfig
@@ -248,8 +248,8 @@ def test_fuzz_pretrain_config(name, value):
 
 
 
-_LIMITED = [(cls, name) for cls in (PretrainConfig, EvalConfig, MAPConfig, SWAGConfig, ActiveConfig, PriorGrid)
-            for name in sorted(cls.LIMITS)]
+_CONFIGS = (PretrainConfig, EvalConfig, MAPConfig, SWAGConfig, ActiveConfig, PriorGrid, DigitsAugment, SimCLRAugment, CropFlip)
+_LIMITED = [(cls, name) for cls in _CONFIGS for name in sorted(cls.LIMITS)]
 
 
 @settings(max_examples=300, deadline=None)
