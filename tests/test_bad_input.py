@@ -11,6 +11,7 @@ from ssbnn.data import load_cifar_splits, check_images
 from ssbnn.train import PretrainConfig
 from ssbnn.experiments.evaluation import EvalConfig
 from ssbnn.experiments.active import ActiveConfig
+from ssbnn.experiments.ablation import AblationConfig
 from ssbnn.posterior import PriorGrid
 from ssbnn._utils import get_device, file_sha256
 
@@ -248,7 +249,8 @@ def test_fuzz_pretrain_config(name, value):
 
 
 
-_CONFIGS = (PretrainConfig, EvalConfig, MAPConfig, SWAGConfig, ActiveConfig, PriorGrid, DigitsAugment, SimCLRAugment, CropFlip)
+_CONFIGS = (PretrainConfig, EvalConfig, MAPConfig, SWAGConfig, ActiveConfig, AblationConfig, PriorGrid, DigitsAugment, SimCLRAugment,
+            CropFlip)
 _LIMITED = [(cls, name) for cls in _CONFIGS for name in sorted(cls.LIMITS)]
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import copy, time
 from dataclasses import dataclass, asdict, replace, field
 from pathlib import Path
+from typing import ClassVar
 from tqdm.auto import tqdm
-from .._utils import as_option, environment
+from .._utils import as_option, environment, check_limits, check_number
 from ..data import labelled_subset
 from ..elbo import ContrastiveELBO, NTXent, VariationalMean
 from ..metrics import evaluate
@@ -34,6 +35,14 @@ class AblationConfig:
     inference: tuple = ("laplace", "map") # downstream inference for the objective ablation
     prior_stds: tuple = (1., 0.5, 0.25) # W^c prior standard deviations s_p, with the temperature learnt
     fixed_taus: tuple = (0.2,) # temperatures held fixed (at the setup's prior)
+
+    LIMITS: ClassVar[dict] = dict(seeds=dict(low=1, high=1000, integer=True), seed=dict(low=0, high=2**31 - 1, integer=True),
+                                  ntxent_tau=dict(low=0, open_low=True))
+
+    def __post_init__(self):
+        check_limits(self)
+        if self.epochs is not None: check_number("epochs", self.epochs, low=0, open_low=True)
+        if not self.budgets: raise ValueError("budgets is empty; give at least one, e.g. (10, 50, 100)")
 
 @dataclass
 class Ablation:
