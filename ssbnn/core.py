@@ -13,7 +13,7 @@ from torch import nn, Tensor
 from fastcore.basics import patch
 from safetensors import SafetensorError
 from safetensors.torch import save_file, load_file
-from ._utils import (warn_user, get_device, check_fields, load_checkpoint, seeded, atomic_folder, recover_folder, file_sha256,
+from ._utils import (warn_user, get_device, check_fields, check_number, load_checkpoint, seeded, atomic_folder, recover_folder, file_sha256,
                           to_spec, from_spec, part_spec, split_tensors, join_tensors)
 from .data import check_images, check_labelled, labelled_subset, load_digits_splits, data_fingerprint
 from .augment import DigitsAugment
@@ -73,6 +73,11 @@ class SSBNN:
                  device="auto", # 'auto', 'cpu', 'cuda', ...
                  seed:int=0, # seeds the initialisation of the modules built here and the pretraining loop (a given `PretrainConfig` takes it, and the device)
                 ):
+        check_number("seed", seed, **PretrainConfig.LIMITS["seed"])          # it seeds the pretraining loop too
+        for name, part in (("augment", augment), ("elbo", elbo), ("posterior", posterior)):
+            if isinstance(part, type): raise TypeError(f"{name} is the class {part.__name__}; pass an instance, e.g. {part.__name__}()")
+        if elbo is not None and not isinstance(elbo, nn.Module):
+            raise TypeError(f"elbo must be a torch module such as ContrastiveELBO() or NTXent(0.5), got {type(elbo).__name__}")
         with seeded(seed):
             self.encoder = _build("encoder", encoder, DigitsCNN)
             self.head = _build("head", head, lambda: ProjectionHead(_dim(self.encoder)))
@@ -118,6 +123,7 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
              ):
     "Step I: learn the encoder (the prior) from unlabelled images on fresh contrastive tasks, seeded by the model's seed; returns self."
     check_fields(PretrainConfig, overrides)
+    if monitor is not None and not callable(monitor): raise TypeError(f"monitor must be callable(encoder) -> dict, e.g. KNNMonitor(...), got {monitor!r}")
     config = _loop_config(self, replace(config or PretrainConfig(), **overrides), tuple(overrides))
     if self.history_:
         warn_user(f"this model is pretrained already ({self.history_[-1]['step']} steps): pretrain goes on from its weights with a "
@@ -197,6 +203,7 @@ def sample(self:SSBNN, x, # images (N,C,H,W)
           ) -> Tensor:
     "Class probabilities `(n,N,C)` under `n` samples of the readout's posterior, on the CPU (their mean is the Monte Carlo predictive)."
     if self.posterior_ is None: raise RuntimeError("call fit before sample")
+    check_number("n", n, low=1, integer=True)
     return self.posterior_.sample(self.features(x), n, generator=generator).cpu()
 
 # %% ../nbs/13_core.ipynb #24b63757

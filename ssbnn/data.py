@@ -85,14 +85,12 @@ def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
     y = check_labels(y, n=len(x))
     if num_classes is not None: check_number("num_classes", num_classes, low=2, integer=True)
     if val is None and not val_needed:
-        c = int(num_classes or int(y.max()) + 1)
-        if num_classes is None: _say_unused_classes(c, y)
+        c = _inferred_classes(num_classes, y)
         return x, check_labels(y, num_classes=c), None, None, c
     if not (isinstance(val, (tuple, list)) and len(val) == 2):
         raise ValueError("val must be a pair (x_val, y_val) of validation images and labels")
     xv, yv = check_images(val[0], "x_val"), check_labels(val[1], name="y_val")
-    c = int(num_classes or int(max(y.max(), yv.max())) + 1)                  # 10.0 is 10 classes
-    if num_classes is None: _say_unused_classes(c, y, yv)
+    c = _inferred_classes(num_classes, y, yv)
     y, yv = check_labels(y, num_classes=c), check_labels(yv, n=len(xv), num_classes=c, name="y_val")
     seen, val_classes = set(y.tolist()), sorted(set(yv.tolist()))
     if not seen.intersection(val_classes):
@@ -102,6 +100,14 @@ def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
         warn_user(f"y_val has class{'es' * (len(unseen) > 1)} {_classes(unseen)} that no training label has: the readout "
                   f"cannot learn {'them' if len(unseen) > 1 else 'it'} (labelled_subset gives every class a label)")
     return x, y, xv, yv, c
+
+def _inferred_classes(num_classes:int|None, *ys:Tensor) -> int:
+    "`num_classes`, else the largest label + 1 (10.0 is 10 classes): at least two, with a warning for classes no label has."
+    if num_classes is not None: return int(num_classes)
+    c = max(int(y.max()) for y in ys) + 1
+    if c < 2: raise ValueError("the labels hold a single class (0); a classifier needs at least two: pass num_classes, or labels of more classes")
+    _say_unused_classes(c, *ys)
+    return c
 
 def _say_unused_classes(c:int, *ys:Tensor):
     "Warn where labels leave classes below the largest unused: class counts taken as largest label + 1 include them."
@@ -213,7 +219,8 @@ def splits_from_arrays(x, y, # images (N,H,W,C) or (N,C,H,W), uint8 or float in 
                        name:str="data") -> ImageSplits:
     "Stratified, seeded train / validation / test splits of labelled image arrays; uint8 images stay uint8."
     x = check_images(_chw(to_tensor(x, "x")), keep_uint8=True)
-    y = check_labels(y, n=len(x))
+    if num_classes is not None: check_number("num_classes", num_classes, low=2, integer=True)
+    y = check_labels(y, n=len(x), num_classes=num_classes)
     c = num_classes or int(y.max()) + 1
     if val + test >= len(y): raise ValueError(f"val + test = {val + test} leaves no training images out of {len(y)}")
     k = len(torch.unique(y))
