@@ -8,7 +8,8 @@ import math, functools
 import numpy as np
 import torch
 from torch import nn, Tensor
-from .data import check_images, check_labels, as_float
+from ._utils import check_number
+from .data import check_images, check_labels, as_float, to_tensor
 
 # %% auto #0
 __all__ = ['GROUPS', 'make_pairs', 'rho_linear', 'sample_params', 'rho_network', 'prior_score', 'prior_score_ci', 'log_rho_kde',
@@ -23,7 +24,8 @@ def make_pairs(x:Tensor, # held-out images (N,C,H,W)
                augment, # augmentation family: (images, generator) -> images
                seed:int=0) -> dict:
     "Three groups of `n_pairs` image pairs (base image first): augmented views, same class, different classes."
-    x, y = check_images(x, keep_uint8=True), check_labels(y)
+    x, y = check_images(x, keep_uint8=True), check_labels(y, n=len(x))
+    check_number("n_pairs", n_pairs, low=1, integer=True)
     if len(torch.unique(y)) < 2: raise ValueError("pairs of different classes need at least two classes")
     g = torch.Generator().manual_seed(seed)
     base = torch.randint(len(y), (n_pairs,), generator=g)
@@ -34,17 +36,27 @@ def make_pairs(x:Tensor, # held-out images (N,C,H,W)
         pick = pool[torch.randint(len(pool) - 1, (len(sel),), generator=g)]
         same[sel] = torch.where(pick == base[sel], pool[-1], pick)                 # never the base image itself
         diff[sel] = others[torch.randint(len(others), (len(sel),), generator=g)]
+    if not callable(augment): raise TypeError(f"augment must be callable(images, generator) -> views, e.g. DigitsAugment(), got {augment!r}")
     xb = as_float(x[base])
     return {"augmented": (xb, augment(xb, g)), "same class": (xb, as_float(x[same])), "different class": (xb, as_float(x[diff]))}
 
 # %% ../nbs/11_prior.ipynb #4665124d
+def _pair_features(a, b) -> tuple:
+    "The representations `(P,D)` of both images of each pair, as float tensors, checked to match."
+    fa, fb = to_tensor(a, "features_a").float(), to_tensor(b, "features_b").float()
+    if fa.ndim != 2 or fa.shape != fb.shape:
+        raise ValueError(f"features_a and features_b must both be (P, D), one row per pair; got {tuple(fa.shape)} and {tuple(fb.shape)}")
+    return fa, fb
+
 def rho_linear(features_a:Tensor, features_b:Tensor, # representations of the two images of each pair (P,D)
                num_classes:int=10, # classes C of the prior's readout
                prior_var:float=20., # variance of W ~ N(0, prior_var), no bias
                n_samples:int=4096, # Monte Carlo samples of W
                generator=None, chunk:int=512) -> Tensor:
     "rho `(P,)` under y ~ softmax(W phi), W ~ N(0, prior_var I), by Monte Carlo over W."
-    fa, fb = features_a.float(), features_b.float()
+    fa, fb = _pair_features(features_a, features_b)
+    for name, v, low in (("num_classes", num_classes, 2), ("n_samples", n_samples, 1), ("chunk", chunk, 1)): check_number(name, v, low=low, integer=True)
+    check_number("prior_var", prior_var, low=0, open_low=True)
     total = torch.zeros(len(fa), device=fa.device)
     for s in range(0, n_samples, chunk):
         k = min(chunk, n_samples - s)
@@ -96,6 +108,8 @@ def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two
                 compile:bool=False, # one by one: compile the forward pass (fuses FRN's element-wise chain; for GPUs)
                ) -> Tensor:
     "rho `(P,)` under a prior over all the parameters of `model`, by Monte Carlo over stacked parameter samples."
+    for name, v in (("n_samples", n_samples), ("batch", batch)): check_number(name, v, low=1, integer=True)
+    if x_a.shape != x_b.shape: raise ValueError(f"x_a and x_b must hold one image each per pair, shapes alike; got {tuple(x_a.shape)} and {tuple(x_b.shape)}")
     if compile and vectorise: raise ValueError("compile=True compiles the networks run one by one; pass vectorise=False too")
     x = torch.cat([x_a, x_b]).to(next(model.parameters()).device)
     total, p = 0., len(x_a)
@@ -107,8 +121,19 @@ def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two
     return total / n_samples
 
 # %% ../nbs/11_prior.ipynb #49003f59
+def _rhos(*groups) -> list:
+    "Each group's rho values as a float64 CPU tensor `(P,)`, checked: one dimension, not empty, finite."
+    out = []
+    for k, r in enumerate(groups, 1):
+        r = to_tensor(r, f"rho{k}").double().cpu()
+        if r.ndim != 1 or not len(r): raise ValueError(f"rho{k} must be a non-empty 1-D tensor (P,), one value per pair, got shape {tuple(r.shape)}")
+        if not torch.isfinite(r).all(): raise ValueError(f"rho{k} has non-finite values; rho is a probability in [0, 1]")
+        out.append(r)
+    return out
+
 def prior_score(rho1:Tensor, rho2:Tensor, rho3:Tensor) -> float:
     "Fraction of all triples (one pair per group) ranked rho1 > rho2 > rho3."
+    rho1, rho2, rho3 = _rhos(rho1, rho2, rho3)
     r1, r3 = torch.sort(rho1.double().cpu()).values, torch.sort(rho3.double().cpu()).values
     r2 = rho2.double().cpu()
     above = len(r1) - torch.searchsorted(r1, r2, right=True)          # #{i: rho1_i > rho2_j}
@@ -121,7 +146,8 @@ def prior_score_ci(rho1:Tensor, rho2:Tensor, rho3:Tensor, n_boot:int=500, level:
                   ) -> tuple:
     "The score and a percentile bootstrap interval over the pairs: (alpha, low, high)."
     g = torch.Generator().manual_seed(seed)
-    rs = [r.double().cpu() for r in (rho1, rho2, rho3)]
+    rs = _rhos(rho1, rho2, rho3)
+    check_number("n_boot", n_boot, low=1, integer=True); check_number("level", level, low=0, high=1, open_low=True)
     if paired and len({len(r) for r in rs}) > 1:
         raise ValueError(f"paired groups need equal sizes, not {[len(r) for r in rs]}; pass paired=False for independent groups")
     def resample() -> list:
