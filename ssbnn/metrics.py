@@ -6,6 +6,7 @@
 from __future__ import annotations
 import torch
 from torch import Tensor
+from ._utils import check_number
 from .data import check_labels, to_tensor
 
 # %% auto #0
@@ -42,6 +43,7 @@ def nll(probs:Tensor, y:Tensor) -> float:
 def ece(probs:Tensor, y:Tensor, n_bins:int=15) -> float:
     "Expected calibration error with `n_bins` equal-width confidence bins (lo, hi]."
     probs, y = _check_probs(probs, y)
+    check_number("n_bins", n_bins, low=1, integer=True)
     conf, pred = probs.double().max(1)
     correct = (pred == y.to(probs.device)).double()
     b = (torch.ceil(conf * n_bins).long() - 1).clamp(0, n_bins - 1)
@@ -52,6 +54,7 @@ def ece(probs:Tensor, y:Tensor, n_bins:int=15) -> float:
 def reliability(probs:Tensor, y:Tensor, n_bins:int=15) -> dict:
     "Per-bin mean confidence, accuracy and count of predictive probabilities `(N,C)` (bins as in `ece`)."
     probs, y = _check_probs(probs, y)
+    check_number("n_bins", n_bins, low=1, integer=True)
     conf, pred = probs.double().max(1)
     b = (torch.ceil(conf * n_bins).long() - 1).clamp(0, n_bins - 1)
     count = torch.zeros(n_bins, dtype=torch.float64, device=probs.device).index_add_(0, b, torch.ones_like(conf))
@@ -113,6 +116,10 @@ def knn_predict(train_features:Tensor, # (N,dim) features of the memory bank
     "Class scores `(M,C)` of a cosine-similarity kNN with exp(sim/t)-weighted votes."
     bank = torch.nn.functional.normalize(to_tensor(train_features, "train_features").float(), dim=1)
     yb, features = to_tensor(train_y, "train_y").to(bank.device), to_tensor(features, "features")
+    yb = check_labels(yb, n=len(bank), num_classes=num_classes, name="train_y")
+    if features.ndim != 2 or features.shape[1] != bank.shape[1]:
+        raise ValueError(f"features must be (M, {bank.shape[1]}) as the bank's rows, got {tuple(features.shape)}")
+    check_number("k", k, low=1, integer=True); check_number("t", t, low=0, open_low=True); check_number("batch_size", batch_size, low=1, integer=True)
     out = []
     for i in range(0, len(features), batch_size):
         q = torch.nn.functional.normalize(features[i:i + batch_size].float().to(bank.device), dim=1)
@@ -125,5 +132,6 @@ def knn_predict(train_features:Tensor, # (N,dim) features of the memory bank
 def knn_accuracy(train_features:Tensor, train_y:Tensor, features:Tensor, y:Tensor, k:int=200, t:float=0.1) -> float:
     "Accuracy of the weighted kNN classifier of `knn_predict`."
     train_y, y = to_tensor(train_y, "train_y"), to_tensor(y, "y")
+    y = check_labels(y, n=len(features))
     c = int(max(train_y.max(), y.max())) + 1
     return (knn_predict(train_features, train_y, features, c, k, t).argmax(1).cpu() == y.cpu()).double().mean().item()
