@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from PIL import Image
 from scipy import ndimage
+from .._utils import check_number
 
 # %% auto #0
 __all__ = ['CORRUPTIONS', 'IMAGEWISE', 'motion_blur_kernel', 'plasma_fractal', 'gaussian_noise', 'shot_noise', 'impulse_noise',
@@ -247,6 +248,9 @@ def _as_rgb_hwc(x) -> tuple[np.ndarray, str]:
     "uint8 images as (N,H,W,3) and a tag to undo the conversion: 'hwc3', 'chw3', 'gray' or 'chw1'."
     x = np.asarray(x)
     if x.dtype != np.uint8: raise TypeError(f"corruptions take uint8 images, got {x.dtype}; use (x * 255).round().astype('uint8')")
+    if not len(x): raise ValueError("there are no images to corrupt (an empty array)")
+    if x.ndim == 3 and x.shape[-1] == 3:
+        raise ValueError(f"images of shape {x.shape} look like one RGB image (H, W, 3); pass x[None] for a batch of one (grey images are (N, H, W))")
     if x.ndim == 3: return np.repeat(x[..., None], 3, -1), "gray"
     if x.ndim == 4 and x.shape[-1] == 3: return x, "hwc3"
     if x.ndim == 4 and x.shape[1] == 3: return x.transpose(0, 2, 3, 1), "chw3"
@@ -277,7 +281,9 @@ def corrupted_sets(x, severity:int=5, seed:int=0, names=None,
                    workers:int|None=None, # threads (default: the CPU count); the images are the same for any number
                   ) -> dict:
     "All (or `names`) corruptions of the images `x` at one severity, corruption i of `names` from seed + i: {name: uint8 images}."
-    names, workers = list(names or CORRUPTIONS), workers or os.cpu_count() or 1
+    if isinstance(names, str): raise TypeError(f"names must be a list of corruption names, e.g. [{names!r}]")
+    if workers is not None: check_number("workers", workers, low=1, integer=True)
+    names, workers = list(CORRUPTIONS if names is None else names), workers or os.cpu_count() or 1
     chunks = [c for c in np.array_split(np.arange(len(x)), workers) if len(c)]
     jobs = [(n, seed + i, c) for i, n in enumerate(names) for c in (chunks if n in IMAGEWISE else [slice(None)])]
     with ThreadPoolExecutor(workers) as pool:                 # numpy and scipy.ndimage release the GIL: threads run in parallel
