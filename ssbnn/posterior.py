@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from ._utils import as_option, rebuildable, warn_user, check_limits
+from ._utils import as_option, rebuildable, warn_user, check_limits, check_number
 from .data import check_labels
 from .metrics import nll
 
@@ -377,6 +377,21 @@ def _check_features(features:Tensor, name:str="features") -> Tensor:
     if not torch.isfinite(features).all(): raise ValueError(f"{name} contains NaN or inf values")
     return features
 
+def _class_count(num_classes:int|None, y:Tensor, head:nn.Linear|None=None) -> int:
+    "`num_classes` (checked), else a given head's outputs, else the largest label + 1: at least two."
+    if num_classes is not None: return int(check_number("num_classes", num_classes, low=2, integer=True))
+    y = check_labels(y)
+    if not len(y): raise ValueError("there are no training labels (N = 0)")
+    c = head.out_features if head is not None else int(y.max()) + 1
+    if c < 2: raise ValueError("the labels hold a single class (0); a classifier needs at least two: pass num_classes, or labels of more classes")
+    return c
+
+def _check_settings(probe, grid=None, head=None):
+    "Refuse settings of the wrong kind as the posterior is made, not at fit (a dict for a ProbeConfig, a tuple for a PriorGrid)."
+    for name, v, kind, e in (("probe", probe, ProbeConfig, "ProbeConfig(epochs=50)"), ("grid", grid, PriorGrid, "PriorGrid(low=-2, high=4)"),
+                             ("head", head, nn.Linear, "nn.Linear(dim, num_classes), a readout fitted elsewhere")):
+        if v is not None and not isinstance(v, kind): raise TypeError(f"{name} must be a {kind.__name__}, e.g. {e}; got {type(v).__name__}")
+
 @rebuildable
 class LaplacePosterior:
     "Last-layer GGN Laplace posterior of a linear readout on cached features, with the probit predictive (the paper's Step II)."
@@ -387,6 +402,7 @@ class LaplacePosterior:
                  head:nn.Linear|None=None, # a MAP readout fitted elsewhere (e.g. a network's last layer): skips the readout step
                 ):
         self.readout, self.hessian = as_option(Readout, readout, "readout"), as_option(HessianStructure, hessian, "hessian structure")
+        _check_settings(probe, grid, head)
         self.probe, self.grid, self.head = probe or ProbeConfig(), grid or PriorGrid(), head
         self.head_ = self._la = self.prior_precision_ = self.search_ = self.readout_precision_ = None
 
@@ -401,7 +417,9 @@ def fit(self:LaplacePosterior, features:Tensor, y:Tensor, # training features (N
        ) -> LaplacePosterior:
     "MAP readout (unless a head was given), Laplace around it, prior precision by validation NLL or evidence; returns self."
     features = _check_features(features)
-    c = num_classes or (self.head.out_features if self.head is not None else int(check_labels(y).max()) + 1)
+    c = _class_count(num_classes, y, self.head)
+    if self.head is not None and self.head.in_features != features.shape[1]:
+        raise ValueError(f"the head given takes {self.head.in_features} features but these have {features.shape[1]}")
     y = check_labels(y, n=len(features), num_classes=c).to(features.device)
     needs_val = self.head is not None or self.readout is not Readout.MARGLIK
     fv, yv = _val_pair(val, c) if needs_val else (None, None)
@@ -419,17 +437,23 @@ def _fitted(self):
     "Refuse to predict before `fit`."
     if self.head_ is None: raise RuntimeError(f"call fit before predicting with the {type(self).__name__}")
 
+def _inputs(self, features:Tensor) -> Tensor:
+    "Features `(N,dim)` for the fitted readout, checked to be as wide as those it was fitted on, in its dtype."
+    _fitted(self)
+    f = _check_features(features)
+    if f.shape[1] != self.head_.in_features:
+        raise ValueError(f"features have {f.shape[1]} columns but the readout was fitted on {self.head_.in_features} (another encoder's features?)")
+    return f.to(self.head_.weight.dtype)
+
 @patch
 def predict_proba(self:LaplacePosterior, features:Tensor, batch_size:int=1000) -> Tensor:
     "Posterior predictive probabilities `(N,C)` (probit, Eq. L2), on the features' device."
-    _fitted(self)
-    return laplace_predict(self._la, _check_features(features), batch_size)
+    return laplace_predict(self._la, _inputs(self, features), check_number("batch_size", batch_size, low=1, integer=True))
 
 @patch
 def map_proba(self:LaplacePosterior, features:Tensor) -> Tensor:
     "The MAP readout's softmax `(N,C)`: the same readout without the posterior's uncertainty."
-    _fitted(self)
-    with torch.no_grad(): return torch.softmax(self.head_(_check_features(features)), 1)
+    with torch.no_grad(): return torch.softmax(self.head_(_inputs(self, features)), 1)
 
 # %% ../nbs/09_posterior.ipynb #4ac7f3fc
 @torch.no_grad()
@@ -445,8 +469,8 @@ def sample(self:LaplacePosterior, features:Tensor, # features (N,dim)
            generator=None, # torch.Generator on the features' device; the same seed gives the same readouts
           ) -> Tensor:
     "Probabilities `(S,N,C)` (float64) under `n` readouts drawn from the Laplace posterior, e.g. for BALD."
-    _fitted(self)
-    return _readout_samples(_check_features(features), stable_scale(self._la).sample(n, generator=generator), self.head_.out_features)
+    check_number("n", n, low=1, integer=True)
+    return _readout_samples(_inputs(self, features), stable_scale(self._la).sample(n, generator=generator), self.head_.out_features)
 
 # %% ../nbs/09_posterior.ipynb #5bd8050d
 @patch
@@ -506,21 +530,21 @@ class MAPPosterior:
     def __init__(self, readout="probe", # a `Readout`: how the MAP is found
                  probe:ProbeConfig|None=None, # linear-probe settings (readout='probe')
                 ):
+        _check_settings(probe)
         self.readout, self.probe = as_option(Readout, readout, "readout"), probe or ProbeConfig()
         self.head_ = self.readout_precision_ = None
 
     def fit(self, features:Tensor, y:Tensor, val=None, num_classes:int|None=None) -> MAPPosterior:
         "Fit the MAP readout (`val` is needed by readout='tuned'); returns self."
         features = _check_features(features)
-        c = num_classes or int(check_labels(y).max()) + 1
+        c = _class_count(num_classes, y)
         y = check_labels(y, n=len(features), num_classes=c).to(features.device)
         self.head_, self.readout_precision_ = map_readout(self.readout, features, y, c, val, self.probe)
         return self
 
     def predict_proba(self, features:Tensor) -> Tensor:
         "The readout's softmax `(N,C)`."
-        _fitted(self)
-        with torch.no_grad(): return torch.softmax(self.head_(_check_features(features)), 1)
+        with torch.no_grad(): return torch.softmax(self.head_(_inputs(self, features)), 1)
 
     map_proba = predict_proba
 
