@@ -199,6 +199,7 @@ def parse_budget(b, n:int) -> int:
         if s == "all": return n
         try: b = float(s) if "." in s else int(s)
         except ValueError: raise ValueError(f"budget {b!r} is not a number, a fraction or 'all'") from None
+    if isinstance(b, bool) or not isinstance(b, (int, float)): raise ValueError(f"budget {b!r} is not a number, a fraction or 'all'")
     if isinstance(b, float):
         if not 0 < b <= 1: raise ValueError(f"a fractional budget must be in (0, 1], got {b}")
         return max(1, round(b * n))

@@ -154,7 +154,9 @@ class EvalConfig:
         check_limits(self)
         for name in ("full_seeds", "pretrain_seeds"):
             if getattr(self, name) is not None: check_number(name, getattr(self, name), **self.LIMITS["seeds"])
+        if isinstance(self.budgets, (str, int, float)): raise TypeError(f"budgets must be a tuple of budgets, e.g. ({self.budgets!r},); got {self.budgets!r}")
         if not self.budgets: raise ValueError("budgets is empty; give at least one, e.g. (10, 50, 'all')")
+        for b in self.budgets: parse_budget(b, 10**9)                       # each a count, a fraction or 'all'
         self.methods = tuple(as_option(Method, m, "method").value for m in self.methods)
         if not self.methods: raise ValueError(f"methods is empty; give at least one of {', '.join(m.value for m in Method)}")
         self.keep_predictions = tuple(as_option(Method, m, "method").value for m in self.keep_predictions)
@@ -274,6 +276,9 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                    model_dir=None, # a folder to save the (first) pretrained SS-BNN in, for reuse (`SSBNN.load`)
                   ) -> dict:
     "Every method x budget x seed on `setup`, each fitted through the registry; returns flat records and the run's settings."
+    if config is not None and not isinstance(config, EvalConfig): raise TypeError(f"config must be an EvalConfig, e.g. EvalConfig(seeds=3); got {type(config).__name__}")
+    if pretrained is not None and not isinstance(pretrained, (list, tuple)):
+        raise TypeError(f"pretrained must be a list of pretrained SSBNNs, e.g. [model] (one per pretraining); got {type(pretrained).__name__}")
     cfg = config or EvalConfig()
     inputs = _inputs(setup, cfg, pretrained) if partial is not None else None
     saved = interrupted(partial, cfg, inputs)                  # before any work: a file of other settings is refused now
