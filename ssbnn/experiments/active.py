@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from torch import Tensor
 from tqdm.auto import tqdm
-from .._utils import environment, state_digest, to_spec, check_limits
+from .._utils import environment, state_digest, to_spec, check_limits, check_number
 from ..data import ImageSplits, labelled_subset, data_fingerprint
 from ..metrics import evaluate, predictive_entropy
 from ..posterior import MAPPosterior, PriorEdgeWarning
@@ -119,6 +119,7 @@ class MethodLearner:
                  members:int=5, # ensemble members
                  samples:int=30): # posterior samples per pool image, for methods that draw them
         if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+        check_number("members", members, low=1, integer=True); check_number("samples", samples, low=1, integer=True)
         if method == "deep-ensemble" and members < 2: raise ValueError(f"an ensemble needs at least 2 members for BALD, got {members}")
         self.method, self.encoder_fn, self.augment, self.config = method, encoder_fn, augment, config or MAPConfig()
         self.members, self.samples = members, samples
@@ -273,11 +274,16 @@ def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition[,
                    ) -> dict:
     "Run every method for every seed of the protocol; returns per-round records, acquisition orders and the settings."
     cfg = config or ActiveConfig()
+    if isinstance(methods, tuple) and methods and isinstance(methods[0], str):
+        raise TypeError(f"methods must be a list of (name, learner, acquisition[, budget]) tuples, e.g. [{methods[0]!r}, ...]; got one tuple")
     methods = [ActiveMethod(*m) for m in methods]
     names = [m.name for m in methods]
     if len(set(names)) != len(names): raise ValueError(f"method names must be unique, got {names}")
     for m in methods:
         get_acquisition(m.acquisition)
+        if m.budget is not None: check_number(f"{m.name}: budget", m.budget, low=1, integer=True)   # 0 would be the protocol's
+        if missing := [a for a in ("prepare", "fit", "sample", "predict") if not callable(getattr(m.learner, a, None))]:
+            raise TypeError(f"{m.name}: its learner ({type(m.learner).__name__}) lacks {', '.join(missing)}; use a ReadoutLearner or a MethodLearner")
         try: b = m.rounds(cfg)[-1]
         except ValueError as e: raise ValueError(f"{m.name}: {e}") from None
         if b > len(data.y_train): raise ValueError(f"budget {b} of {m.name} is larger than the pool of {len(data.y_train)} images")
