@@ -123,6 +123,11 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
              ):
     "Step I: learn the encoder (the prior) from unlabelled images on fresh contrastive tasks, seeded by the model's seed; returns self."
     check_fields(PretrainConfig, overrides)
+    if config is not None and not isinstance(config, PretrainConfig):
+        raise TypeError(f"config must be a PretrainConfig, e.g. PretrainConfig(epochs=50), or its fields by name, pretrain(x, epochs=50); "
+                        f"got {type(config).__name__}")
+    if labelled is not None and not isinstance(labelled, LabelledTask) and not (isinstance(labelled, (tuple, list)) and len(labelled) == 2):
+        raise ValueError("labelled must be (x, y), the labelled images and their labels of SS-BNN*'s objective, or a LabelledTask")
     if monitor is not None and not callable(monitor): raise TypeError(f"monitor must be callable(encoder) -> dict, e.g. KNNMonitor(...), got {monitor!r}")
     config = _loop_config(self, replace(config or PretrainConfig(), **overrides), tuple(overrides))
     if self.history_:

@@ -161,6 +161,8 @@ def load_digits_splits(val:int=180, # validation images
     from sklearn.datasets import load_digits
     d = load_digits()
     x, y = torch.tensor(d.images / 16.0, dtype=torch.float32)[:, None], torch.tensor(d.target)
+    for name, v in (("val", val), ("test", test)): check_number(name, v, low=10, integer=True)   # an image of each class in each split
+    if val + test > len(y) - 10: raise ValueError(f"val + test = {val + test} leaves fewer than 10 training images of the {len(y)} digits")
     rest, te = _stratified(np.arange(len(y)), d.target, test, seed)
     tr, va = _stratified(rest, d.target, val, seed)
     return ImageSplits(x[tr], y[tr], x[va], y[va], x[te], y[te], num_classes=10, name="digits")
