@@ -13,8 +13,8 @@ record and prints one line per mutant.
 About 68 minutes for the 209 mutants of the recorded run on two CPU cores, 19 more for the next 25, and 84 for the 167
 added after them on 2026-11-27 (run in eight parts, at times two at once), and 160 minutes for the 151 of
 2026-11-27 to 28 (eight parts, two at once), 83 for the 97 of 2026-11-28 (five parts), and about 95 for the 149 of
-its second session (nine parts, two at once), and 33 for the 32 of its third (three parts, two at once) and 9 for 11 more: about seven and a half
-hours for all 841.
+its second session (nine parts, two at once), and 33 for the 32 of its third (three parts, two at once), 7 for 11 more and
+12 for 22 more (two parts each): about eight hours for all 863.
 `tests/test_mutants.py` checks that every mutant still applies to the notebooks as they are, so the list cannot
 quietly go stale.
 """
