@@ -187,7 +187,8 @@ class SimCLRAugment:
         as_option(Crops, self.crops, "crops"); check_limits(self)
         _check_range(self, "scale", low=0, high=1, open_low=True); _check_range(self, "ratio", low=0, open_low=True)
         if len(self.jitter) != 4: raise ValueError(f"jitter must be (brightness, contrast, saturation, hue), got {self.jitter!r}")
-        for name, v, high in zip(("brightness", "contrast", "saturation", "hue"), self.jitter, (1, 1, 1, 0.5)): check_number(f"jitter's {name}", v, low=0, high=high)
+        for name, v, high in zip(("brightness", "contrast", "saturation", "hue"), self.jitter, (1, 1, 1, 0.5)):
+            check_number(f"jitter's {name}", v, low=0, high=high)        # factors stay positive; hue as torchvision's
 
     def draw(self, n:int, like:Tensor, generator=None) -> tuple:
         "The random parameters of `n` views: crop matrices (n,2,3), colour factors (n,4), and which to leave uncoloured and to grey (n,)."
