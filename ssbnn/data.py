@@ -14,9 +14,9 @@ from torch import Tensor
 from ._utils import check_number, warn_user
 
 # %% auto #0
-__all__ = ['to_tensor', 'check_images', 'check_labels', 'as_float', 'check_labelled', 'data_fingerprint', 'ImageSplits',
-           'load_digits_splits', 'labelled_subset', 'parse_budget', 'splits_from_arrays', 'load_cifar_splits',
-           'read_jpeg_archive', 'archive_splits', 'digits_as_ood', 'photo_patches', 'load_svhn']
+__all__ = ['to_tensor', 'check_images', 'check_labels', 'as_float', 'check_labelled', 'class_count', 'data_fingerprint',
+           'ImageSplits', 'load_digits_splits', 'labelled_subset', 'parse_budget', 'splits_from_arrays',
+           'load_cifar_splits', 'read_jpeg_archive', 'archive_splits', 'digits_as_ood', 'photo_patches', 'load_svhn']
 
 # %% ../nbs/01_data.ipynb #c57bd055
 def to_tensor(a, name:str) -> Tensor:
@@ -85,12 +85,12 @@ def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
     y = check_labels(y, n=len(x))
     if num_classes is not None: check_number("num_classes", num_classes, low=2, integer=True)
     if val is None and not val_needed:
-        c = _inferred_classes(num_classes, y)
+        c = class_count(num_classes, y)
         return x, check_labels(y, num_classes=c), None, None, c
     if not (isinstance(val, (tuple, list)) and len(val) == 2):
         raise ValueError("val must be a pair (x_val, y_val) of validation images and labels")
     xv, yv = check_images(val[0], "x_val"), check_labels(val[1], name="y_val")
-    c = _inferred_classes(num_classes, y, yv)
+    c = class_count(num_classes, y, yv)
     y, yv = check_labels(y, num_classes=c), check_labels(yv, n=len(xv), num_classes=c, name="y_val")
     seen, val_classes = set(y.tolist()), sorted(set(yv.tolist()))
     if not seen.intersection(val_classes):
@@ -101,8 +101,8 @@ def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
                   f"cannot learn {'them' if len(unseen) > 1 else 'it'} (labelled_subset gives every class a label)")
     return x, y, xv, yv, c
 
-def _inferred_classes(num_classes:int|None, *ys:Tensor) -> int:
-    "`num_classes`, else the largest label + 1 (10.0 is 10 classes): at least two, with a warning for classes no label has."
+def class_count(num_classes:int|None, *ys:Tensor) -> int:
+    "The number of classes: `num_classes`, else the largest label of `ys` + 1 (10.0 is 10 classes), at least two; warns of classes no label has."
     if num_classes is not None: return int(num_classes)
     c = max(int(y.max()) for y in ys) + 1
     if c < 2: raise ValueError("the labels hold a single class (0); a classifier needs at least two: pass num_classes, or labels of more classes")

@@ -14,7 +14,7 @@ from torch import nn, Tensor
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
 from ._utils import as_option, rebuildable, warn_user, check_limits, check_number
-from .data import check_labels, _inferred_classes
+from .data import check_labels, class_count
 from .metrics import nll
 
 # %% auto #0
@@ -378,11 +378,11 @@ def _check_features(features:Tensor, name:str="features") -> Tensor:
     return features
 
 def _class_count(num_classes:int|None, y:Tensor, head:nn.Linear|None=None) -> int:
-    "`num_classes` (checked), else a given head's outputs, else the largest label + 1 (at least two: `data._inferred_classes`)."
+    "`num_classes` (checked), else a given head's outputs, else the largest label + 1 (at least two: `data.class_count`)."
     if num_classes is not None: return int(check_number("num_classes", num_classes, low=2, integer=True))
     y = check_labels(y)
     if not len(y): raise ValueError("there are no training labels (N = 0)")
-    return head.out_features if head is not None else _inferred_classes(None, y)
+    return head.out_features if head is not None else class_count(None, y)
 
 def _check_settings(probe, grid=None, head=None):
     "Refuse settings of the wrong kind as the posterior is made, not at fit (a dict for a ProbeConfig, a tuple for a PriorGrid)."
