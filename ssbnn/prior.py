@@ -131,14 +131,17 @@ def _rhos(*groups) -> list:
         out.append(r)
     return out
 
-def prior_score(rho1:Tensor, rho2:Tensor, rho3:Tensor) -> float:
-    "Fraction of all triples (one pair per group) ranked rho1 > rho2 > rho3."
-    rho1, rho2, rho3 = _rhos(rho1, rho2, rho3)
-    r1, r3 = torch.sort(rho1.double().cpu()).values, torch.sort(rho3.double().cpu()).values
-    r2 = rho2.double().cpu()
+def _score(rho1:Tensor, rho2:Tensor, rho3:Tensor) -> float:
+    "`prior_score` of groups `_rhos` checked already (the bootstrap's replicates are resamples of checked groups)."
+    r1, r3, r2 = torch.sort(rho1).values, torch.sort(rho3).values, rho2
     above = len(r1) - torch.searchsorted(r1, r2, right=True)          # #{i: rho1_i > rho2_j}
     below = torch.searchsorted(r3, r2, right=False)                    # #{k: rho3_k < rho2_j}
     return (above * below).sum().item() / (len(r1) * len(r2) * len(r3))
+
+def prior_score(rho1:Tensor, rho2:Tensor, rho3:Tensor) -> float:
+    "Fraction of all triples (one pair per group) ranked rho1 > rho2 > rho3."
+    return _score(*_rhos(rho1, rho2, rho3))
+
 
 # %% ../nbs/11_prior.ipynb #147b1200
 def prior_score_ci(rho1:Tensor, rho2:Tensor, rho3:Tensor, n_boot:int=500, level:float=0.95, seed:int=0,
@@ -153,7 +156,7 @@ def prior_score_ci(rho1:Tensor, rho2:Tensor, rho3:Tensor, n_boot:int=500, level:
     def resample() -> list:
         shared = torch.randint(len(rs[0]), (len(rs[0]),), generator=g) if paired else None
         return [r[shared if paired else torch.randint(len(r), (len(r),), generator=g)] for r in rs]
-    boots = sorted(prior_score(*resample()) for _ in range(n_boot))
+    boots = sorted(_score(*resample()) for _ in range(n_boot))
     lo, hi = boots[int((1 - level) / 2 * n_boot)], boots[int((1 + level) / 2 * n_boot) - 1]
     return prior_score(*rs), lo, hi
 
