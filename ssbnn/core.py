@@ -288,6 +288,18 @@ def __getstate__(self:SSBNN) -> dict:
     return {k: v for k, v in self.__dict__.items() if k != "_feature_cache"}
 
 # %% ../nbs/13_core.ipynb #583682a3
+def _is_spec(s) -> bool: return isinstance(s, dict) and set(s) == {"class", "args"} and isinstance(s["class"], str) and isinstance(s["args"], (dict, type(None)))
+
+# What each top-level entry of config.json must be (a hand-edited file gets one line naming the entry, not a traceback).
+_ENTRIES = {"parts": (lambda v: isinstance(v, dict), "a map from part name to its {class, args}"),
+            "files": (lambda v: isinstance(v, dict) and all(Path(n).name == n not in ("", ".", "..") and isinstance(d, str) for n, d in v.items()),
+                      "a map from the name of a file in the folder to its SHA-256"),
+            "history": (lambda v: isinstance(v, list) and all(isinstance(h, dict) for h in v), "a list of logged steps (objects)"),
+            "seed": (lambda v: type(v) is int and v >= 0, "a whole number ≥ 0"),
+            "data": (lambda v: isinstance(v, (dict, type(None))), "a data fingerprint (an object) or null"),
+            "pretrain": (lambda v: isinstance(v, (dict, type(None))), "the PretrainConfig's fields (an object) or null"),
+            "posterior_state": (lambda v: isinstance(v, (dict, type(None))), "a fitted posterior's state (an object) or null")}
+
 def _read_config(path:Path) -> dict:
     "config.json of a model folder, checked: written by ssbnn, in a format this ssbnn reads, with its files intact."
     from ssbnn import __version__
@@ -298,11 +310,20 @@ def _read_config(path:Path) -> dict:
     except (ValueError, UnicodeDecodeError) as e: raise ValueError(f"{path/'config.json'} is not valid JSON ({e}); use an intact copy") from None
     if not isinstance(cfg, dict) or cfg.get("library") != "ssbnn":
         raise ValueError(f"{path/'config.json'} was not written by ssbnn; give a folder written by SSBNN.save")
-    if not isinstance(cfg.get("format"), int) or cfg["format"] > FORMAT:
+    fmt = cfg.get("format")
+    if type(fmt) is not int or fmt < 1:
+        raise ValueError(f"{path/'config.json'} has format {json.dumps(fmt)}, which is no model format (1, 2, ...); use an intact copy of the folder")
+    if cfg["format"] > FORMAT:
         raise ValueError(f"{path} was written by ssbnn {cfg.get('ssbnn_version')} in model format {cfg.get('format')}, "
                          f"which this ssbnn {__version__} (format {FORMAT}) cannot read: upgrade ssbnn (pip install -U ssbnn)")
+    for key, (ok, want) in _ENTRIES.items():
+        if key in cfg and not ok(cfg[key]):
+            raise ValueError(f"{path/'config.json'}: {key} should be {want}, got {json.dumps(cfg[key])[:80]}; use an intact copy of the folder")
     missing = [k for k in ("parts", "files", "history") if k not in cfg] + [k for k in PARTS if k not in cfg.get("parts", {})]
     if missing: raise ValueError(f"{path/'config.json'} lacks {', '.join(missing)}; use an intact copy of the folder")
+    bad = next((k for k, s in cfg["parts"].items() if not _is_spec(s)), None)
+    if bad: raise ValueError(f"{path/'config.json'}: parts.{bad} should be {{\"class\": name, \"args\": {{...}} or null}}, "
+                             f"got {json.dumps(cfg['parts'][bad])[:80]}; use an intact copy of the folder")
     for name, digest in cfg["files"].items():
         if not (path/name).is_file(): raise ValueError(f"{path} lacks {name}, which its config.json lists; copy the whole folder")
         if file_sha256(path/name) != digest:
@@ -352,7 +373,8 @@ def load(cls:SSBNN, path, # a folder written by `save` (or an older ssbnn's sing
     stats = [tensors.get(f"stats.{i}") for i in (0, 1)]
     model.stats_ = tuple(t.to(model.device) for t in stats) if all(t is not None for t in stats) else None
     model.history_, model.data_ = list(cfg["history"]), cfg.get("data")
-    model.config_ = PretrainConfig(**from_spec(cfg["pretrain"])) if cfg.get("pretrain") else None
+    try: model.config_ = PretrainConfig(**from_spec(cfg["pretrain"])) if cfg.get("pretrain") else None
+    except (TypeError, ValueError) as e: raise ValueError(f"{path/'config.json'}: pretrain: {e}") from None
     if cfg.get("posterior_state") is not None:
         file = path/"posterior.safetensors"
         state = join_tensors(cfg["posterior_state"], _read_tensors(file), str(file))

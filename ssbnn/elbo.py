@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from .data import as_float
-from ._utils import as_option, rebuildable
+from ._utils import as_option, rebuildable, check_number
 
 # %% auto #0
 __all__ = ['VariationalMean', 'ContrastiveTask', 'task_labels', 'make_task', 'variational_mean', 'gaussian_kl',
@@ -118,13 +118,13 @@ class ContrastiveELBO(nn.Module):
                  learn_tau:bool=True, # False: tau stays at its initial value (a buffer; an ablation, the paper learns it)
                 ):
         super().__init__()
-        if tau <= 0 or sigma <= 0 or prior_std <= 0:
-            raise ValueError(f"tau, sigma and prior_std must be positive, got {tau}, {sigma}, {prior_std}")
+        for name, v in (("tau", tau), ("sigma", sigma), ("prior_std", prior_std)): check_number(name, v, low=0, open_low=True)
+        check_number("n_samples", n_samples, low=1, integer=True)       # 0 samples would average nothing: a NaN loss
         log_tau = torch.tensor(math.log(tau))
         if learn_tau: self.log_tau = nn.Parameter(log_tau)
         else: self.register_buffer("log_tau", log_tau)                  # same state-dict key: checkpoints load either way
         self.log_sigma = nn.Parameter(torch.tensor(math.log(sigma)))
-        self.prior_std, self.n_samples = prior_std, n_samples
+        self.prior_std, self.n_samples = prior_std, int(n_samples)
         self.mean = as_option(VariationalMean, mean, "variational mean")
 
     def forward(self, za:Tensor, zb:Tensor, generator=None, noise=None) -> ELBOTerms:
@@ -198,7 +198,7 @@ class NTXent(nn.Module):
     "SimCLR's NT-Xent loss with a fixed temperature, in the interface of `ContrastiveELBO`."
     def __init__(self, tau:float=0.5):
         super().__init__()
-        if tau <= 0: raise ValueError(f"tau must be positive, got {tau}")
+        check_number("tau", tau, low=0, open_low=True)
         self.tau = tau
 
     def forward(self, za:Tensor, zb:Tensor, generator=None, noise=None) -> ELBOTerms:

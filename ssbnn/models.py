@@ -10,7 +10,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
-from ._utils import rebuildable, as_option
+from ._utils import rebuildable, as_option, check_number
 
 # %% auto #0
 __all__ = ['CIFAR10_MEAN', 'CIFAR10_STD', 'BNN_HMC_CIFAR_MEAN', 'BNN_HMC_CIFAR_STD', 'DigitsCNN', 'check_channels',
@@ -18,6 +18,10 @@ __all__ = ['CIFAR10_MEAN', 'CIFAR10_STD', 'BNN_HMC_CIFAR_MEAN', 'BNN_HMC_CIFAR_S
            'load_haiku_params']
 
 # %% ../nbs/03_models.ipynb #b71eabaa
+def _sizes(**sizes) -> list:
+    "Each layer size as an int; anything but a whole number ≥ 1 is refused by name (torch's own errors name no setting)."
+    return [int(check_number(k, v, low=1, integer=True)) for k, v in sizes.items()]
+
 def _conv_block(c_in:int, c_out:int) -> nn.Sequential:
     "3x3 convolution, batch norm, ReLU."
     return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True))
@@ -26,6 +30,7 @@ def _conv_block(c_in:int, c_out:int) -> nn.Sequential:
 class DigitsCNN(nn.Sequential):
     "Small CNN encoder for 8x8 digits: conv blocks (8x8, then 4x4 after a max-pool) and global average pooling."
     def __init__(self, in_channels:int=1, width:int=32, dim:int=128):
+        in_channels, width, dim = _sizes(in_channels=in_channels, width=width, dim=dim)
         super().__init__(_conv_block(in_channels, width), _conv_block(width, 2 * width), nn.MaxPool2d(2),
                          _conv_block(2 * width, dim), nn.AdaptiveAvgPool2d(1), nn.Flatten())
         self.dim = dim
@@ -47,7 +52,8 @@ class ProjectionHead(nn.Module):
     "2-layer MLP projection head g with L2-normalised output, used only for the contrastive tasks."
     def __init__(self, in_dim:int, hidden:int|None=None, out_dim:int=64):
         super().__init__()
-        hidden = hidden or in_dim
+        in_dim, out_dim = _sizes(in_dim=in_dim, out_dim=out_dim)
+        hidden = in_dim if hidden is None else _sizes(hidden=hidden)[0]
         self.net = nn.Sequential(nn.Linear(in_dim, hidden), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
                                  nn.Linear(hidden, out_dim))
         self.out_dim = out_dim
@@ -59,10 +65,23 @@ class ProjectionHead(nn.Module):
 # %% ../nbs/03_models.ipynb #f3b50a1c
 CIFAR10_MEAN, CIFAR10_STD = (0.4914, 0.4822, 0.4465), (0.2470, 0.2435, 0.2616)
 
+def _channel_values(name:str, # the setting, for messages
+                    values, # one number per channel: a tuple, list, array or tensor
+                    channels:int, # how many there must be
+                    positive:bool=False, # refuse 0 and below (a standard deviation)
+                   ) -> list:
+    "`values` as a list of `channels` finite numbers, or a ValueError naming what is wrong."
+    try: vs = torch.as_tensor(values, dtype=torch.float64).flatten().tolist()
+    except (TypeError, ValueError, RuntimeError): raise ValueError(f"{name} must be numbers, one per input channel, got {values!r}") from None
+    if len(vs) != channels: raise ValueError(f"{name} needs one value per input channel ({channels}); got {len(vs)}")
+    for i, v in enumerate(vs): check_number(f"{name}[{i}]", v, low=0 if positive else None, open_low=positive)
+    return vs
+
 class Normalize(nn.Module):
     "Per-channel normalisation `(x - mean) / std` as a layer."
-    def __init__(self, mean, std):
+    def __init__(self, mean, std, channels:int=3):
         super().__init__()
+        mean, std = _channel_values("mean", mean, channels), _channel_values("std", std, channels, positive=True)
         self.register_buffer("mean", torch.tensor(mean).view(1, -1, 1, 1))
         self.register_buffer("std", torch.tensor(std).view(1, -1, 1, 1))
 
@@ -73,10 +92,11 @@ class CIFARResNet18(nn.Sequential):
     "ResNet-18 for 32x32 images: normalisation, 3x3 stride-1 stem, no max-pool, 512-d features (SimCLR's CIFAR variant)."
     def __init__(self, mean=CIFAR10_MEAN, std=CIFAR10_STD):
         from torchvision.models import resnet18
+        norm = Normalize(mean, std)                                     # checked before any weight is drawn
         net = resnet18(num_classes=10)
         net.conv1 = nn.Conv2d(3, 64, 3, stride=1, padding=1, bias=False)
         net.maxpool, net.fc = nn.Identity(), nn.Identity()
-        super().__init__(Normalize(mean, std), net)
+        super().__init__(norm, net)
         self.dim = 512
 
 # %% ../nbs/03_models.ipynb #d9804eb6
@@ -153,9 +173,9 @@ class ResNet20FRN(nn.Module):
         super().__init__()
         if (mean is None) != (std is None): raise ValueError("give ResNet20FRN both mean and std, or neither")
         if mean is None and in_channels == 3: mean, std = BNN_HMC_CIFAR_MEAN, BNN_HMC_CIFAR_STD
-        if mean is not None and not len(mean) == len(std) == in_channels:
-            raise ValueError(f"mean and std need one value per input channel ({in_channels}); got {len(mean)} and {len(std)}")
-        self.norm = Normalize(mean, std) if mean is not None else nn.Identity()
+        in_channels, = _sizes(in_channels=in_channels)
+        num_classes = int(check_number("num_classes", num_classes, low=0, integer=True))
+        self.norm = Normalize(mean, std, in_channels) if mean is not None else nn.Identity()
         self.activation = act = as_option(Activation, activation, "activation")
         layers, c = [_layer(in_channels, 16), _ACTIVATIONS[act]()], 16
         for i, width in enumerate((16, 32, 64)):

@@ -504,6 +504,7 @@ def load_state_dict(self:LaplacePosterior, state:dict, device=None) -> LaplacePo
     la = _laplace_from_state(head, self.hessian, state["laplace"])
     search = state.get("search")                              # absent from states saved before it was kept
     self.head_, self._la, self.search_ = head, la, None if search is None else PriorSearch(**search)
+    check_number("prior_precision", state["prior_precision"], low=0, open_low=True)   # what info() and the model card report
     self.prior_precision_, self.readout_precision_ = state["prior_precision"], state["readout_precision"]
     return self
 
