@@ -14,10 +14,13 @@ __all__ = ['accuracy', 'nll', 'ece', 'reliability', 'plot_reliability', 'predict
            'evaluate', 'knn_predict', 'knn_accuracy']
 
 # %% ../nbs/05_metrics.ipynb #6c5e9a6e
-def _check_probs(probs:Tensor, y:Tensor|None=None) -> tuple:
+def _check_probs(probs:Tensor, y:Tensor|None=None,
+                 empty:bool=False, # allow N = 0 (a per-example score); a mean over no examples is NaN, so metrics refuse it
+                ) -> tuple:
     "Check that `probs` is (N,C) and matches the labels `y`; returns both as tensors (numpy arrays are converted)."
     probs = to_tensor(probs, "probabilities")
     if probs.ndim != 2: raise ValueError(f"probabilities must have shape (N, C), got {tuple(probs.shape)}")
+    if not empty and len(probs) == 0: raise ValueError(f"probabilities are {tuple(probs.shape)}: no examples to score; pass at least one prediction")
     if y is not None: y = check_labels(y, n=len(probs), num_classes=probs.shape[1])
     if probs.numel():                                        # logits are the usual mistake: they give an ECE above 1
         p, tol = probs.detach().double(), max(1e-2, 16 * torch.finfo(probs.dtype).eps) if probs.is_floating_point() else 0
@@ -86,7 +89,7 @@ def plot_reliability(probs:dict, y:Tensor, n_bins:int=10, axs=None):
 # %% ../nbs/05_metrics.ipynb #67690323
 def predictive_entropy(probs:Tensor) -> Tensor:
     "Entropy `(N,)` of each predictive distribution, in nats."
-    probs, _ = _check_probs(probs)
+    probs, _ = _check_probs(probs, empty=True)
     return -(probs * torch.log(probs.clamp_min(torch.finfo(probs.dtype).tiny))).sum(1)
 
 # %% ../nbs/05_metrics.ipynb #66ee1769
