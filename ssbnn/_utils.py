@@ -10,11 +10,11 @@ from pathlib import Path
 import torch
 
 # %% auto #0
-__all__ = ['REBUILDABLE', 'get_device', 'warn_user', 'as_option', 'check_fields', 'check_number', 'check_limits',
-           'deferred_interrupt', 'one_interrupt', 'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest',
-           'save_checkpoint', 'load_checkpoint', 'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable',
-           'to_spec', 'from_spec', 'part_spec', 'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state',
-           'set_rng_state', 'environment']
+__all__ = ['SEED_LIMITS', 'REBUILDABLE', 'get_device', 'warn_user', 'as_option', 'check_fields', 'check_number', 'check_seed',
+           'check_limits', 'deferred_interrupt', 'one_interrupt', 'pid_alive', 'remove_stale_temps', 'atomic_write',
+           'state_digest', 'save_checkpoint', 'load_checkpoint', 'file_sha256', 'recover_folder', 'atomic_folder',
+           'rebuildable', 'to_spec', 'from_spec', 'part_spec', 'spec_text', 'split_tensors', 'join_tensors', 'seeded',
+           'rng_state', 'set_rng_state', 'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -77,6 +77,11 @@ def check_number(name:str, # the setting, as the user knows it (a field, or a co
         what = "a whole number" if integer else "a finite number"
         raise ValueError(f"{name + ' ' if name else ''}must be {what}{' ' + ' and '.join(b for b in (lo, hi) if b) if lo or hi else ''}, got {value!r}")
     return value
+SEED_LIMITS = dict(low=0, high=2**31 - 1, integer=True)   # the seeds torch, NumPy and scikit-learn all take
+
+def check_seed(seed, name:str="seed") -> int:
+    "`seed` as an int, or a ValueError naming it unless it is a whole number in `SEED_LIMITS`' range."
+    return int(check_number(name, seed, **SEED_LIMITS))
 
 # %% ../nbs/00_utils.ipynb #34b27c9c
 def check_limits(config):

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from ._utils import get_device, seeded, check_limits, check_number
+from ._utils import SEED_LIMITS, get_device, seeded, check_limits, check_number
 from .data import as_float, check_images, check_labelled
 from .augment import DigitsAugment
 from .models import DigitsCNN, Classifier
@@ -42,7 +42,7 @@ class MAPConfig:
 
     LIMITS: ClassVar[dict] = dict(lr=dict(low=0), weight_decay=dict(low=0), batch_size=dict(low=1, integer=True),
                                   min_epochs=dict(low=0, integer=True), max_epochs=dict(low=1, integer=True),
-                                  patience=dict(low=1, integer=True), seed=dict(low=0, high=2**31 - 1, integer=True))
+                                  patience=dict(low=1, integer=True), seed=SEED_LIMITS)
 
     def __post_init__(self): check_limits(self)
 

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from ._utils import check_number, warn_user
+from ._utils import check_number, check_seed, warn_user
 
 # %% auto #0
 __all__ = ['to_tensor', 'check_images', 'check_labels', 'as_float', 'check_labelled', 'class_count', 'data_fingerprint',
@@ -151,7 +151,7 @@ class ImageSplits:
 def _stratified(idx:np.ndarray, y:np.ndarray, n:int, seed:int) -> tuple[np.ndarray, np.ndarray]:
     "Split the indices `idx` into (the rest, `n` stratified picks), using scikit-learn's `train_test_split`."
     from sklearn.model_selection import train_test_split
-    return train_test_split(idx, test_size=n, stratify=y[idx], random_state=seed)
+    return train_test_split(idx, test_size=n, stratify=y[idx], random_state=check_seed(seed))
 
 def load_digits_splits(val:int=180, # validation images
                        test:int=360, # test images
@@ -181,7 +181,7 @@ def labelled_subset(y, # labels of the pool to draw from, `(N,)`
     if budget > n: raise ValueError(f"budget {budget} is larger than the {n} labelled images available; use at most {n}")
     if budget == n: return torch.arange(n)
     if budget < c: raise ValueError(f"budget {budget} is smaller than the {c} classes; a stratified subset needs at least one label per class")
-    ys, rng = y.numpy(), np.random.default_rng(seed)
+    ys, rng = y.numpy(), np.random.default_rng(check_seed(seed))
     classes, counts = np.unique(ys, return_counts=True)
     if counts.min() >= 2:
         idx, _ = train_test_split(np.arange(n), train_size=budget, stratify=ys, random_state=seed)
@@ -355,7 +355,7 @@ def digits_as_ood(size:int=32, n:int|None=None, seed:int=0) -> Tensor:
 def photo_patches(n:int=360, size:int=8, patch:int=32, seed:int=0) -> Tensor:
     "Grey uint8 patches `(n,1,size,size)` of the two photographs shipped with scikit-learn: an offline OOD set for the digits."
     from sklearn.datasets import load_sample_images
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     imgs = [torch.tensor(im, dtype=torch.float32).mean(-1) for im in load_sample_images().images]
     out = []
     for _ in range(n):

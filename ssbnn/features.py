@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn, Tensor
-from ._utils import atomic_write
+from ._utils import atomic_write, check_number
 from .data import check_images, check_labels, as_float
 from .models import check_channels
 from .metrics import knn_accuracy
@@ -41,7 +41,11 @@ class KNNMonitor:
     def __init__(self, x_bank, y_bank, x_eval, y_eval, k:int=200, t:float=0.1, batch_size:int=1000):
         self.x_bank, self.x_eval = check_images(x_bank, keep_uint8=True), check_images(x_eval, keep_uint8=True)
         self.y_bank, self.y_eval = check_labels(y_bank, n=len(self.x_bank)), check_labels(y_eval, n=len(self.x_eval))
-        self.k, self.t, self.batch_size = k, t, batch_size
+        if self.x_bank.shape[1:] != self.x_eval.shape[1:]:
+            raise ValueError(f"x_eval holds images of shape {tuple(self.x_eval.shape[1:])} but the bank's are {tuple(self.x_bank.shape[1:])}; "
+                             f"give both splits of one dataset")
+        check_number("k", k, low=1, integer=True); check_number("t", t, low=0, open_low=True)   # now, not at the first call mid-run
+        self.k, self.t, self.batch_size = k, t, check_number("batch_size", batch_size, low=1, integer=True)
 
     def __call__(self, encoder:nn.Module) -> dict:
         "{'knn_accuracy': ...} for the current encoder (in eval mode)."

@@ -13,7 +13,7 @@ import torch
 from torch import nn, Tensor
 from torch.nn.utils import get_total_norm
 from tqdm.auto import tqdm
-from ._utils import (get_device, as_option, check_fields, check_limits, save_checkpoint, load_checkpoint, remove_stale_temps,
+from ._utils import (SEED_LIMITS, get_device, as_option, check_fields, check_limits, save_checkpoint, load_checkpoint, remove_stale_temps,
                           rng_state, set_rng_state, part_spec, spec_text)
 from .data import check_images, check_labels, as_float, data_fingerprint
 from .augment import compiled_augment
@@ -72,7 +72,7 @@ class PretrainConfig:
 
     LIMITS: ClassVar[dict] = dict(epochs=dict(low=0, high=1e6, open_low=True), batch_size=dict(low=2, integer=True),
         lr=dict(low=0, open_low=True), var_lr=dict(low=0), weight_decay=dict(low=0), warmup=dict(low=0, high=1),
-        warmup_start=dict(low=0, high=1, open_low=True), seed=dict(low=0, high=2**31 - 1, integer=True),
+        warmup_start=dict(low=0, high=1, open_low=True), seed=SEED_LIMITS,
         checkpoint_every=dict(low=1, integer=True), checkpoint_minutes=dict(low=0), max_minutes=dict(low=0),
         log_every=dict(low=1, integer=True), momentum=dict(low=0, high=1), lars_trust=dict(low=0, open_low=True),
         monitor_every=dict(low=0))

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from PIL import Image
 from scipy import ndimage
-from .._utils import check_number
+from .._utils import check_number, check_seed
 
 # %% auto #0
 __all__ = ['CORRUPTIONS', 'IMAGEWISE', 'motion_blur_kernel', 'plasma_fractal', 'gaussian_noise', 'shot_noise', 'impulse_noise',
@@ -272,7 +272,7 @@ def corrupt(x, # uint8 images (N,H,W,3), (N,3,H,W), (N,1,H,W) or (N,H,W)
     if name not in CORRUPTIONS: raise ValueError(f"unknown corruption {name!r}; choose one of {', '.join(CORRUPTIONS)}")
     if severity not in (1, 2, 3, 4, 5): raise ValueError(f"severity must be 1..5, got {severity}")
     rgb, tag = _as_rgb_hwc(x)
-    return _restore(CORRUPTIONS[name](rgb, severity, np.random.default_rng(seed)), tag)
+    return _restore(CORRUPTIONS[name](rgb, severity, np.random.default_rng(check_seed(seed))), tag)
 
 # %% ../../nbs/experiments/01_corrupt.ipynb #8e6f5331
 IMAGEWISE = ("defocus_blur", "zoom_blur", "brightness", "contrast", "pixelate", "jpeg_compression")   # no random draws, image by image
@@ -283,6 +283,7 @@ def corrupted_sets(x, severity:int=5, seed:int=0, names=None,
     "All (or `names`) corruptions of the images `x` at one severity, corruption i of `names` from seed + i: {name: uint8 images}."
     if isinstance(names, str): raise TypeError(f"names must be a list of corruption names, e.g. [{names!r}]")
     if workers is not None: check_number("workers", workers, low=1, integer=True)
+    seed = check_seed(seed)                                   # refused before any thread starts
     names, workers = list(CORRUPTIONS if names is None else names), workers or os.cpu_count() or 1
     chunks = [c for c in np.array_split(np.arange(len(x)), workers) if len(c)]
     jobs = [(n, seed + i, c) for i, n in enumerate(names) for c in (chunks if n in IMAGEWISE else [slice(None)])]
