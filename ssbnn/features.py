@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torch import nn, Tensor
 from ._utils import atomic_write, check_number
-from .data import check_images, check_labels, as_float
+from .data import check_images, check_labels, as_float, to_tensor
 from .models import check_channels
 from .metrics import knn_accuracy
 
@@ -23,7 +23,9 @@ def encode(encoder:nn.Module, # the encoder f
            batch_size:int=1024, # images per forward pass
           ) -> Tensor:
     "Features `(N,dim)` of images `x` (float or uint8) from `encoder` in eval mode, on its device; its mode is restored."
-    check_channels(x, encoder)
+    x = to_tensor(x, "x")                                      # a NumPy array too
+    if len(x) == 0: raise ValueError(f"x holds no images (shape {tuple(x.shape)}); give at least one")
+    check_number("batch_size", batch_size, low=1, integer=True); check_channels(x, encoder)
     was_training, device = encoder.training, next(encoder.parameters()).device
     encoder.eval().to(memory_format=torch.channels_last)       # pretraining's layout: the same numbers for a reloaded encoder
     cl = lambda b: b.contiguous(memory_format=torch.channels_last) if b.ndim == 4 else b
@@ -58,19 +60,30 @@ def save_features(folder, # the folder to write into
                   **arrays, # name=tensor (N,...): floats are stored as float16, integers (e.g. labels) as they are
                  ) -> list[Path]:
     "Write each array as `name-000.npy`, `name-001.npy`, ... of at most `max_bytes` each; returns the files."
-    folder, files = Path(folder), []
-    for name, t in arrays.items():
+    check_number("max_bytes", max_bytes, low=1, integer=True)
+    folder, files, plan = Path(folder), [], {}
+    for name, t in arrays.items():                            # every array checked before any file is written
         a = t.detach().cpu()
         a = (a.half() if a.is_floating_point() else a).numpy()
-        rows = max(1, max_bytes // max(1, a[:1].nbytes))
-        for k, i in enumerate(range(0, max(len(a), 1), rows)):
-            def write(p, part=a[i:i + rows]):
+        plan[name] = a, range(0, max(len(a), 1), max(1, max_bytes // max(1, a[:1].nbytes)))
+        if len(plan[name][1]) > 1000: raise ValueError(f"{name} needs {len(plan[name][1]):,} files of {max_bytes:,} bytes, above the 1000 "
+                                                       f"that name-NNN.npy can number; raise max_bytes")
+    for name, (a, starts) in plan.items():
+        for k, i in enumerate(starts):
+            def write(p, part=a[i:i + starts.step]):
                 with open(p, "wb") as fh: np.save(fh, part)
             files.append(atomic_write(folder/f"{name}-{k:03d}.npy", write))
+        k = len(starts)
+        while (folder/f"{name}-{k:03d}.npy").exists(): (folder/f"{name}-{k:03d}.npy").unlink(); k += 1   # a longer earlier save's tail
     return files
 
 def load_features(folder) -> dict:
     "The arrays written by `save_features`, each put together again: {name: tensor}."
-    parts = {}
-    for f in sorted(Path(folder).glob("*-[0-9][0-9][0-9].npy")): parts.setdefault(f.stem[:-4], []).append(np.load(f))
-    return {k: torch.from_numpy(np.concatenate(v)) for k, v in parts.items()}
+    folder, parts = Path(folder), {}
+    if not folder.is_dir(): raise FileNotFoundError(f"no feature folder at {folder}")
+    for f in sorted(folder.glob("*-[0-9][0-9][0-9].npy")): parts.setdefault(f.stem[:-4], []).append(f)
+    if not parts: raise ValueError(f"{folder} holds no feature files (name-000.npy, ...); give the folder save_features wrote")
+    for name, fs in parts.items():                            # a part lost in transfer would shorten the array silently
+        gap = next((i for i, f in enumerate(fs) if int(f.stem[-3:]) != i), None)
+        if gap is not None: raise ValueError(f"{folder} lacks {name}-{gap:03d}.npy, one of the parts of {name}; copy every part")
+    return {k: torch.from_numpy(np.concatenate([np.load(f) for f in v])) for k, v in parts.items()}
