@@ -283,7 +283,7 @@ def corrupted_sets(x, severity:int=5, seed:int=0, names=None,
     "All (or `names`) corruptions of the images `x` at one severity, corruption i of `names` from seed + i: {name: uint8 images}."
     if isinstance(names, str): raise TypeError(f"names must be a list of corruption names, e.g. [{names!r}]")
     if workers is not None: check_number("workers", workers, low=1, integer=True)
-    seed = check_seed(seed)                                   # refused before any thread starts
+    seed = check_seed(seed)                                   # before seed + i, which a string seed would break
     names, workers = list(CORRUPTIONS if names is None else names), workers or os.cpu_count() or 1
     chunks = [c for c in np.array_split(np.arange(len(x)), workers) if len(c)]
     jobs = [(n, seed + i, c) for i, n in enumerate(names) for c in (chunks if n in IMAGEWISE else [slice(None)])]
