@@ -13,7 +13,7 @@ import torch
 from torch import nn, Tensor
 from torch.nn.utils import get_total_norm
 from tqdm.auto import tqdm
-from ._utils import (SEED_LIMITS, get_device, as_option, check_fields, check_limits, save_checkpoint, load_checkpoint, remove_stale_temps,
+from ._utils import (SEED_LIMITS, get_device, as_option, check_fields, check_limits, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
                           rng_state, set_rng_state, part_spec, spec_text)
 from .data import check_images, check_labels, as_float, data_fingerprint
 from .augment import compiled_augment
@@ -131,6 +131,9 @@ class LARS(torch.optim.Optimizer):
                  clip:bool=False, # the rate is min(trust * |w| / |g + wd w|, lr) instead of their product
                  compile_kw:dict|None=None, # torch.compile's arguments ({}: its defaults): each group's update one graph
                 ):
+        for name, v, low, high in (("lr", lr, 0, None), ("momentum", momentum, 0, 1), ("weight_decay", weight_decay, 0, None), ("eps", eps, 0, None)):
+            check_number(name, v, low=low, high=high)                       # as torch's own optimizers check theirs
+        check_number("trust_coefficient", trust_coefficient, low=0, open_low=True)
         super().__init__(params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay,
                                       trust_coefficient=trust_coefficient, eps=eps, lars=True, clip=clip))
         self.update = _lars_update if compile_kw is None else torch.compile(_lars_update, **compile_kw)
@@ -221,6 +224,8 @@ def make_optimizer(encoder:nn.Module, head:nn.Module, elbo:nn.Module, config:Pre
 # %% ../nbs/07_train.ipynb #13fabddd
 def warmup_cosine(total:int, warmup:int, start:float=0.01):
     "Learning-rate factor for step t: linear from `start` to 1 over `warmup` steps, then cosine down to 0."
+    check_number("total", total, low=1, integer=True); check_number("warmup", warmup, low=0, high=total, integer=True)
+    check_number("start", start, low=0)
     def factor(t:int) -> float:
         if t < warmup: return start + (1 - start) * t / warmup
         return 0.5 * (1 + math.cos(math.pi * min(1., (t - warmup) / max(1, total - warmup))))
@@ -252,6 +257,7 @@ class LabelledTask:
 # %% ../nbs/07_train.ipynb #009247dd
 def local_batch(batch_size:int, world_size:int) -> int:
     "m = M / W, the images of a task that one of `world_size` processes encodes."
+    check_number("batch_size", batch_size, low=1, integer=True); check_number("world_size", world_size, low=1, integer=True)
     if batch_size % world_size:
         k = max(1, round(batch_size / world_size))
         raise ValueError(f"batch_size {batch_size} (the images of one task, over all processes) is not divisible by the "
