@@ -100,11 +100,20 @@ def _probs(model:nn.Module, x:Tensor, # images (N,C,H,W), uint8 or float, on any
     model.eval()
     return torch.cat([torch.softmax(model(as_float(x[i:i + batch_size].to(dev))), 1).cpu() for i in range(0, len(x), batch_size)])
 
+def _check_parts(encoder_fn, augment, config, kind:type):
+    "Refuse an encoder instance as `encoder_fn` (each network needs a fresh one), an augmentation class and a config of another kind."
+    if isinstance(encoder_fn, nn.Module) or not callable(encoder_fn):
+        raise TypeError(f"encoder_fn must build a fresh encoder, e.g. DigitsCNN or lambda: CIFARResNet18(), not a {type(encoder_fn).__name__} instance")
+    if isinstance(augment, type): raise TypeError(f"augment must be an augmentation, e.g. {augment.__name__}(), not the class itself")
+    if config is not None and not isinstance(config, kind):
+        raise TypeError(f"config must be a {kind.__name__}, e.g. {kind.__name__}(max_epochs=40), got {type(config).__name__}")
+
 class MAPClassifier:
     "Conventional baseline: an encoder plus a linear layer trained from scratch on the labelled images only (MAP)."
     def __init__(self, encoder_fn=DigitsCNN, # callable returning a fresh encoder with a `dim` attribute
                  augment=DigitsAugment.mild(), # standard augmentation of the labelled images, or None
                  config:MAPConfig|None=None):
+        _check_parts(encoder_fn, augment, config, MAPConfig)
         self.encoder_fn, self.augment, self.config = encoder_fn, augment, config or MAPConfig()
         self.model = None
 
@@ -133,6 +142,8 @@ class LastLayerLaplace:
     "Post-hoc last-layer Laplace approximation of a fitted MAP classifier, with the readout's settings."
     def __init__(self, map_model:MAPClassifier,
                  hessian=None): # a `HessianStructure`; None: the readout's, full up to 10 classes, Kronecker-factored above
+        if not isinstance(map_model, MAPClassifier):
+            raise TypeError(f"map_model must be a MAPClassifier, e.g. LastLayerLaplace(MAPClassifier()), got {type(map_model).__name__}")
         self.map, self.hessian, self.posterior = map_model, hessian, None
 
     def fit(self, x, y, val, num_classes:int|None=None):
@@ -162,8 +173,9 @@ class LastLayerLaplace:
 class DeepEnsemble:
     "Average of the predictive distributions of `members` MAP networks trained from different seeds."
     def __init__(self, encoder_fn=DigitsCNN, augment=DigitsAugment.mild(), config:MAPConfig|None=None, members:int=5):
+        _check_parts(encoder_fn, augment, config, MAPConfig); check_number("members", members, low=1, integer=True)
         self.config = config or MAPConfig()
-        self.models = [MAPClassifier(encoder_fn, augment, replace(self.config, seed=1000 * self.config.seed + k)) for k in range(members)]
+        self.models = [MAPClassifier(encoder_fn, augment, replace(self.config, seed=1000 * self.config.seed + k)) for k in range(int(members))]
 
     def fit(self, x, y, val, num_classes:int|None=None):
         "Train every member on the same labelled images."
@@ -271,6 +283,8 @@ def _assign(theta:Tensor, model:nn.Module):
 class SWAG:
     "SWAG from a fitted MAP classifier: SGD snapshots, a diagonal plus low-rank Gaussian, Monte Carlo predictions."
     def __init__(self, map_model:MAPClassifier, config:SWAGConfig|None=None):
+        if not isinstance(map_model, MAPClassifier): raise TypeError(f"map_model must be a MAPClassifier, e.g. SWAG(MAPClassifier()), got {type(map_model).__name__}")
+        if config is not None and not isinstance(config, SWAGConfig): raise TypeError(f"config must be a SWAGConfig, got {type(config).__name__}")
         self.map, self.config, self.moments = map_model, config or SWAGConfig(), None
 
     def fit(self, x, y, val, num_classes:int|None=None):
@@ -377,7 +391,9 @@ def stars(self:Labelled, k:int) -> list:
 # %% ../nbs/10_baselines.ipynb #2f306a0a
 class Average:
     "The mean predictive of fitted models (an ensemble); the members' probabilities are its samples."
-    def __init__(self, models:list, **predict_kw): self.models, self.kw = list(models), predict_kw
+    def __init__(self, models:list, **predict_kw):
+        self.models, self.kw = list(models), predict_kw
+        if not self.models: raise ValueError("Average needs at least one model: the mean of none is undefined")
 
     def predict_proba(self, x) -> Tensor:
         "The members' mean probabilities `(N,C)`."
