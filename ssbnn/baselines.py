@@ -21,8 +21,8 @@ from .features import encode
 from .posterior import LaplacePosterior, HessianStructure
 
 # %% auto #0
-__all__ = ['METHODS', 'Method', 'MAPConfig', 'train_map', 'MAPClassifier', 'LastLayerLaplace', 'DeepEnsemble', 'SWAGMoments',
-           'SWAGConfig', 'swag_moments', 'SWAG', 'Labelled', 'Average', 'MethodSpec']
+__all__ = ['METHODS', 'Method', 'MAPConfig', 'train_map', 'MAPClassifier', 'LastLayerLaplace', 'Average', 'DeepEnsemble',
+           'SWAGMoments', 'SWAGConfig', 'swag_moments', 'SWAG', 'Labelled', 'MethodSpec']
 
 # %% ../nbs/10_baselines.ipynb #ea27407e
 @dataclass
@@ -169,26 +169,38 @@ class LastLayerLaplace:
         "The tuned prior precision (and whether it sits on a grid edge), for results records."
         return self.posterior.info()
 
+# %% ../nbs/10_baselines.ipynb #2f306a0a
+class Average:
+    "The mean predictive of fitted models (an ensemble); the members' probabilities are its samples."
+    def __init__(self, models:list, **predict_kw):
+        self.models, self.kw = list(models), predict_kw
+        if not self.models: raise ValueError("Average needs at least one model: the mean of none is undefined")
+
+    def predict_proba(self, x) -> Tensor:
+        "The members' mean probabilities `(N,C)`."
+        return torch.stack([m.predict_proba(x, **self.kw) for m in self.models]).mean(0)
+
+    def sample(self, x, n:int|None=None, generator=None) -> Tensor:
+        "Each member's probabilities `(members,N,C)` (float64), whatever `n`."
+        return torch.stack([m.predict_proba(x, **self.kw) for m in self.models]).double()
+
+    def info(self) -> dict:
+        "What the single member tuned (its posterior's prior precision), for results records."
+        post = getattr(self.models[0], "posterior_", None) if len(self.models) == 1 else None
+        return post.info() if post is not None else {}
+
 # %% ../nbs/10_baselines.ipynb #f3279783
-class DeepEnsemble:
+class DeepEnsemble(Average):
     "Average of the predictive distributions of `members` MAP networks trained from different seeds."
     def __init__(self, encoder_fn=DigitsCNN, augment=DigitsAugment.mild(), config:MAPConfig|None=None, members:int=5):
         _check_parts(encoder_fn, augment, config, MAPConfig); check_number("members", members, low=1, integer=True)
         self.config = config or MAPConfig()
-        self.models = [MAPClassifier(encoder_fn, augment, replace(self.config, seed=1000 * self.config.seed + k)) for k in range(int(members))]
+        super().__init__([MAPClassifier(encoder_fn, augment, replace(self.config, seed=1000 * self.config.seed + k)) for k in range(int(members))])
 
     def fit(self, x, y, val, num_classes:int|None=None):
         "Train every member on the same labelled images."
         for m in self.models: m.fit(x, y, val, num_classes)
         return self
-
-    def predict_proba(self, x) -> Tensor:
-        "The members' mean predictive probabilities `(N,C)`."
-        return torch.stack([m.predict_proba(x) for m in self.models]).mean(0)
-
-    def sample(self, x, n:int|None=None, generator=None) -> Tensor:
-        "Each member's probabilities `(members,N,C)` (float64): the ensemble's samples, whatever `n`."
-        return torch.stack([m.predict_proba(x) for m in self.models]).double()
 
 # %% ../nbs/10_baselines.ipynb #1c13ee0e
 class SWAGMoments:
@@ -387,26 +399,6 @@ def stars(self:Labelled, k:int) -> list:
     stars = self.fitted.setdefault("stars", [])
     while len(stars) < k: stars.append(self.make_star(self.seed + 100 * len(stars)).fit(*self.data()))
     return stars[:k]
-
-# %% ../nbs/10_baselines.ipynb #2f306a0a
-class Average:
-    "The mean predictive of fitted models (an ensemble); the members' probabilities are its samples."
-    def __init__(self, models:list, **predict_kw):
-        self.models, self.kw = list(models), predict_kw
-        if not self.models: raise ValueError("Average needs at least one model: the mean of none is undefined")
-
-    def predict_proba(self, x) -> Tensor:
-        "The members' mean probabilities `(N,C)`."
-        return torch.stack([m.predict_proba(x, **self.kw) for m in self.models]).mean(0)
-
-    def sample(self, x, n:int|None=None, generator=None) -> Tensor:
-        "Each member's probabilities `(members,N,C)` (float64), whatever `n`."
-        return torch.stack([m.predict_proba(x, **self.kw) for m in self.models]).double()
-
-    def info(self) -> dict:
-        "What the single member tuned (its posterior's prior precision), for results records."
-        post = getattr(self.models[0], "posterior_", None) if len(self.models) == 1 else None
-        return post.info() if post is not None else {}
 
 # %% ../nbs/10_baselines.ipynb #41bfe6f8
 class MethodSpec(NamedTuple):
