@@ -13,7 +13,7 @@ from ._utils import as_option, deferred_interrupt, remove_stale_temps, atomic_wr
 from .baselines import METHODS
 
 # %% auto #0
-__all__ = ['METRICS', 'RUN_MARK', 'RUN_ONLY', 'Spread', 'summarize', 'label', 'table', 'plot', 'unhold', 'claim_folder',
+__all__ = ['METRICS', 'RUN_MARK', 'RUN_ONLY', 'Spread', 'summarize', 'label', 'Rows', 'table', 'plot', 'unhold', 'claim_folder',
            'new_run_folder', 'release_folder', 'write_results', 'merge_results', 'differing', 'read_parts',
            'settings_json', 'write_partial', 'read_partial', 'cut_off_note']
 
@@ -21,6 +21,11 @@ __all__ = ['METRICS', 'RUN_MARK', 'RUN_ONLY', 'Spread', 'summarize', 'label', 't
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
            "c_accuracy": ("Accuracy under corruption (%)", 100, "↑"), "c_nll": ("NLL under corruption", 1, "↓"),
            "c_ece": ("ECE under corruption (%)", 100, "↓"), "ood_auroc": ("OOD detection AUROC (%)", 100, "↑")}
+
+def _metric(metric:str) -> tuple:
+    "The (name, scale, arrow) under which tables and plots show `metric`, or a ValueError listing those they know."
+    if metric not in METRICS: raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(map(repr, METRICS))}")
+    return METRICS[metric]
 
 class Spread(str, Enum):
     "What follows the ± of a mean over seeds."
@@ -33,7 +38,10 @@ def summarize(records:list[dict], metric:str,
              ) -> dict:
     "Mean and spread of `metric` over seeds per (key, labels): {(name, labels): (mean, spread, n)}."
     spread, groups = as_option(Spread, spread, "spread"), {}
-    for r in records: groups.setdefault((r[key], r["labels"]), []).append(r[metric])
+    for r in records:
+        lacks = [f for f in (key, "labels", metric) if f not in r]
+        if lacks: raise ValueError(f"a record lacks {', '.join(map(repr, lacks))}; its fields are {', '.join(map(repr, r))}")
+        groups.setdefault((r[key], r["labels"]), []).append(r[metric])
     out = {}
     for k, v in groups.items():
         v = np.asarray(v, dtype=float)
@@ -48,6 +56,11 @@ def label(name:str, names:dict|None=None) -> str:
     return METHODS[name].label if name in METHODS else str(name)
 
 # %% ../nbs/12_report.ipynb #2beefd52
+class Rows(str, Enum):
+    "What the rows of a table are."
+    LABELS = "labels"  # a row per label count, a column per key
+    KEY = "key"        # a row per key, a column per label count
+
 def _cell(v:tuple, scale:float) -> str:
     "'mean ± spread' of a summary (mean, spread, n), scaled."
     return f"{v[0] * scale:.3g}" + ("" if math.isnan(v[1]) else f" ± {v[1] * scale:.2g}")
@@ -73,9 +86,12 @@ def table(records:list[dict], metric:str,
           names:dict|None=None, # display names of the keys (default: the registry's labels)
          ) -> str:
     "A markdown table of `metric`, mean ± spread over seeds."
-    name, scale, arrow = METRICS[metric]
+    (name, scale, arrow), rows = _metric(metric), as_option(Rows, rows, "rows")
+    if not records: raise ValueError("no records to tabulate")
+    at = (at,) if isinstance(at, int) else at                  # one label count, or several
     s = summarize(records, metric, key, spread)
     keys, labels = list(dict.fromkeys(r[key] for r in records)), [n for n in sorted({k[1] for k in s}) if at is None or n in at]
+    if not labels: raise ValueError(f"no records at {at} labels; they hold {', '.join(map(str, sorted({k[1] for k in s})))}")
     if key == "method": keys = [m for m in METHODS if m in keys] + [k for k in keys if k not in METHODS]
     best = {n: (max if arrow == "↑" else min)(s[(k, n)][0] for k in keys if (k, n) in s) for n in labels}
     def cell(k, n):
@@ -106,12 +122,15 @@ def plot(records:list[dict], metrics=("accuracy", "nll", "ece"),
          names:dict|None=None, # display names of the keys (default: the registry's labels)
          title:str|None=None, # legend title
         ):
-    "One panel per metric against the number of labels: mean ± spread over seeds, one curve per key."
+    "One panel per metric (or the one named) against the number of labels: mean ± spread over seeds, one curve per key."
     import matplotlib.pyplot as plt
+    metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)   # one metric, or several
+    for m in metrics: _metric(m)
+    if not records: raise ValueError("no records to plot")
     fig, axs = plt.subplots(1, len(metrics), figsize=(4.4 * len(metrics), 3.3), squeeze=False)
     keys = list(dict.fromkeys(r[key] for r in records))
     for ax, metric in zip(axs[0], metrics):
-        name, scale, arrow = METRICS[metric]
+        name, scale, arrow = _metric(metric)
         s = summarize(records, metric, key, spread)
         for k in keys:
             ns = sorted(n for (kk, n) in s if kk == k)
