@@ -8,12 +8,13 @@ import math, functools
 import numpy as np
 import torch
 from torch import nn, Tensor
-from ._utils import check_number
+from enum import Enum
+from ._utils import check_number, as_option
 from .data import check_images, check_labels, as_float, to_tensor
 
 # %% auto #0
-__all__ = ['GROUPS', 'make_pairs', 'rho_linear', 'sample_params', 'rho_network', 'prior_score', 'prior_score_ci', 'log_rho_kde',
-           'plot_kde', 'explorer', 'kde_animation', 'prior_variance_animation']
+__all__ = ['GROUPS', 'make_pairs', 'rho_linear', 'ParamPrior', 'sample_params', 'rho_network', 'prior_score', 'prior_score_ci',
+           'log_rho_kde', 'plot_kde', 'explorer', 'kde_animation', 'prior_variance_animation']
 
 # %% ../nbs/11_prior.ipynb #a622a36e
 GROUPS = ("augmented", "same class", "different class")
@@ -67,13 +68,19 @@ def rho_linear(features_a:Tensor, features_b:Tensor, # representations of the tw
     return total / n_samples
 
 # %% ../nbs/11_prior.ipynb #463aa4b1
+class ParamPrior(str, Enum):
+    "The distribution of each network parameter under the BNN prior."
+    GAUSSIAN = "gaussian"  # N(0, var)
+    LAPLACE = "laplace"    # Laplace(0, sqrt(var / 2)): the same variance, heavier tails
+
 def sample_params(model:nn.Module, n:int, prior:str="gaussian", var:float=0.2, generator=None) -> dict:
     "`n` stacked draws of every parameter of `model` from N(0, var) or a Laplace distribution with the same variance."
-    if prior not in ("gaussian", "laplace"): raise ValueError(f"unknown prior {prior!r}; choose 'gaussian' or 'laplace'")
-    out = {}
+    prior = as_option(ParamPrior, prior, "prior")
+    check_number("n", n, low=1, integer=True); check_number("var", var, low=0, open_low=True)
+    out, n = {}, int(n)
     for name, p in model.named_parameters():
         shape = (n,) + tuple(p.shape)
-        if prior == "gaussian": out[name] = torch.randn(shape, generator=generator, device=p.device) * math.sqrt(var)
+        if prior == ParamPrior.GAUSSIAN: out[name] = torch.randn(shape, generator=generator, device=p.device) * math.sqrt(var)
         else:
             u = torch.rand(shape, generator=generator, device=p.device) - 0.5                    # inverse-CDF sampling
             out[name] = -math.sqrt(var / 2) * torch.sign(u) * torch.log1p(-2 * u.abs())
@@ -121,13 +128,14 @@ def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two
     return total / n_samples
 
 # %% ../nbs/11_prior.ipynb #49003f59
-def _rhos(*groups) -> list:
-    "Each group's rho values as a float64 CPU tensor `(P,)`, checked: one dimension, not empty, finite."
+def _rhos(*groups, names=None) -> list:
+    "Each group's rho values as a float64 CPU tensor `(P,)`, checked: one dimension, not empty, finite (named rho1, ... or `names`)."
     out = []
     for k, r in enumerate(groups, 1):
-        r = to_tensor(r, f"rho{k}").double().cpu()
-        if r.ndim != 1 or not len(r): raise ValueError(f"rho{k} must be a non-empty 1-D tensor (P,), one value per pair, got shape {tuple(r.shape)}")
-        if not torch.isfinite(r).all(): raise ValueError(f"rho{k} has non-finite values; rho is a probability in [0, 1]")
+        name = names[k - 1] if names else f"rho{k}"
+        r = to_tensor(r, name).double().cpu()
+        if r.ndim != 1 or not len(r): raise ValueError(f"{name} must be a non-empty 1-D tensor (P,), one value per pair, got shape {tuple(r.shape)}")
+        if not torch.isfinite(r).all(): raise ValueError(f"{name} has non-finite values; rho is a probability in [0, 1]")
         out.append(r)
     return out
 
@@ -164,7 +172,11 @@ def prior_score_ci(rho1:Tensor, rho2:Tensor, rho3:Tensor, n_boot:int=500, level:
 def log_rho_kde(rhos:dict, grid=None) -> tuple:
     "Kernel density estimates (scipy's gaussian_kde) of log rho per group: (grid, {group: density})."
     from scipy.stats import gaussian_kde
-    logs = {k: np.log(np.clip(v.double().cpu().numpy(), 1e-12, 1)) for k, v in rhos.items()}
+    if not isinstance(rhos, dict) or not rhos: raise ValueError("rhos must map each group's name to its rho values, e.g. {'augmented': rho1}")
+    vals = dict(zip(rhos, _rhos(*rhos.values(), names=[f"rhos[{k!r}]" for k in rhos])))
+    for k, v in vals.items():                                  # its log is plotted: a log rho or a score passed instead would be clipped
+        if v.min() < 0 or v.max() > 1 + 1e-6: raise ValueError(f"rhos[{k!r}] lies in [{v.min():.3g}, {v.max():.3g}], outside [0, 1]; pass rho, not log rho")
+    logs = {k: np.log(np.clip(v.numpy(), 1e-12, 1)) for k, v in vals.items()}
     if grid is None:
         lo, hi = min(l.min() for l in logs.values()), max(l.max() for l in logs.values())
         pad = 0.1 * (hi - lo + 1e-3)
