@@ -40,12 +40,18 @@ class ProbeConfig:
         bad |= {k: getattr(self, k) for k in ("momentum", "weight_decay") if not getattr(self, k) >= 0}
         if bad: raise ValueError(f"ProbeConfig needs positive epochs, batch_size and lr and non-negative momentum and weight_decay, got {bad}")
 
+def _check_width(features:Tensor, dim:int, name:str="features"):
+    "Refuse features `(N,dim')` with another width than the readout's `dim` (torch's matmul error names neither)."
+    if features.ndim != 2 or features.shape[1] != dim:
+        raise ValueError(f"{name} must be (N, {dim}), as wide as the readout's input; got {tuple(features.shape)}")
+
 def linear_probe(features:Tensor, # cached features (N,dim)
                  y:Tensor, # labels (N,)
                  num_classes:int, # number of classes C
                  config:ProbeConfig|None=None, # the protocol's settings
                 ) -> nn.Linear:
     "The MAP readout `(dim -> C)` by the linear evaluation protocol: SGD (Nesterov, cosine schedule) from zero weights."
+    if config is not None and not isinstance(config, ProbeConfig): raise TypeError(f"config must be a ProbeConfig, e.g. ProbeConfig(epochs=50); got {type(config).__name__}")
     config = config or ProbeConfig()
     y = check_labels(y, n=len(features), num_classes=num_classes).to(features.device)
     head = nn.Linear(features.shape[1], num_classes).to(features.device, features.dtype)
@@ -69,6 +75,8 @@ def fit_readout(features:Tensor, # cached features (N,dim)
                 max_iter:int=500, # L-BFGS iterations
                ) -> nn.Linear:
     "MAP linear readout `(dim -> C)`: minimises the summed cross-entropy plus lambda/2 ||theta||^2 with L-BFGS."
+    check_number("num_classes", num_classes, low=2, integer=True); check_number("max_iter", max_iter, low=1, integer=True)
+    check_number("prior_precision", prior_precision, low=0, open_low=True)
     y = check_labels(y, n=len(features), num_classes=num_classes).to(features.device)
     head = nn.Linear(features.shape[1], num_classes).to(features.device, features.dtype)
     nn.init.zeros_(head.weight); nn.init.zeros_(head.bias)
@@ -92,6 +100,10 @@ def tune_readout(features:Tensor, y:Tensor, # training features (N,dim) and labe
                 ) -> tuple[nn.Linear, float]:
     "The MAP readout whose prior precision gives the lowest validation NLL, and that precision."
     val_y = check_labels(val_y, n=len(val_features), num_classes=num_classes).to(val_features.device)
+    _check_width(val_features, features.shape[1], "val_features")
+    precisions = list(precisions)
+    if not precisions: raise ValueError("precisions must hold at least one candidate prior precision")
+    for lam in precisions: check_number("each of precisions", lam, low=0, open_low=True)
     best = None
     for lam in precisions:
         head = fit_readout(features, y, num_classes, lam, max_iter)
@@ -136,6 +148,7 @@ def fit_laplace(head:nn.Linear, # the MAP readout
                ):
     "A fitted last-layer GGN Laplace approximation around `head`; set its prior precision with `search_prior_precision`."
     y = check_labels(y, n=len(features), num_classes=head.out_features)
+    _check_width(features, head.in_features); check_number("batch_size", batch_size, low=1, integer=True)
     la = make_laplace(head, hessian)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_HARMLESS)
@@ -188,6 +201,7 @@ def laplace_predict(la, # a fitted laplace-torch approximation
                     batch_size:int=1000, # features per chunk
                    ) -> Tensor:
     "Predictive probabilities `(N,C)` from the linearised (GLM) predictive with the extended probit approximation (Eq. L2)."
+    _check_width(features, la.model.last_layer.in_features); check_number("batch_size", batch_size, low=1, integer=True)
     if not _is_full(la): return _library_predict(la, features, batch_size)  # diag, kron: laplace-torch's own
     head, cov, out = la.model.last_layer, _class_covariances(la), []
     for i in range(0, len(features), batch_size):
@@ -234,6 +248,8 @@ def probit_nll(la, # a fitted laplace-torch approximation
                grid:Tensor, # candidate prior precisions (G,)
               ) -> Tensor:
     "Validation NLL `(G,)` of laplace-torch's own probit predictive at every candidate, each evaluated afresh (any Hessian structure)."
+    if not len(grid): raise ValueError("grid must hold at least one candidate prior precision")
+    for lam in grid.tolist(): check_number("each prior precision of grid", lam, low=0, open_low=True)   # a negative one gives NaN
     y, saved, out = y.to(features.device), la.prior_precision.clone(), []
     try:
         for lam in grid.tolist():
@@ -297,6 +313,7 @@ def search_prior_precision(la, # a fitted laplace-torch last-layer approximation
                            exhaustive:bool=False, # True: evaluate every candidate with `probit_nll` even for a full Hessian
                           ) -> PriorSearch:
     "Set `la`'s prior precision to the candidate with the lowest validation NLL (probit); extend the grid past an edge."
+    if grid is not None and not isinstance(grid, PriorGrid): raise TypeError(f"grid must be a PriorGrid, e.g. PriorGrid(low=-2, high=4); got {type(grid).__name__}")
     grid = grid or PriorGrid()
     val_y = check_labels(val_y, n=len(val_features), num_classes=la.n_outputs)
     full = _is_full(la)                                                       # a dense (P,P) GGN: the closed form applies
@@ -332,6 +349,8 @@ def marglik_readout(features:Tensor, y:Tensor, # training features (N,dim) and l
     "The readout and its prior precision trained jointly by the Laplace marginal likelihood (`laplace.marglik_training`)."
     from laplace import marglik_training
     from laplace.curvature import AsdlGGN
+    for name, v in (("epochs", epochs), ("frequency", frequency)): check_number(name, v, low=1, integer=True)
+    check_number("lr", lr, low=0, open_low=True)
     y = check_labels(y, n=len(features), num_classes=num_classes).to(features.device)
     head = nn.Linear(features.shape[1], num_classes).to(features.device, features.dtype)
     nn.init.zeros_(head.weight); nn.init.zeros_(head.bias)
