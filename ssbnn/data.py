@@ -347,6 +347,8 @@ def digits_as_ood(size:int=32, n:int|None=None, seed:int=0) -> Tensor:
     "scikit-learn's digits as uint8 colour images `(N,3,size,size)`: an offline OOD set for CIFAR (dark digits on white)."
     from sklearn.datasets import load_digits
     x = torch.tensor(load_digits().images / 16., dtype=torch.float32)[:, None]
+    check_number("size", size, low=1, integer=True)
+    if n is not None: check_number("n", n, low=1, high=len(x), integer=True)     # -1 would drop one image, 10**6 give all
     if n is not None: x = x[torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))[:n]]
     x = F.interpolate(x, size=(size, size), mode="bilinear", align_corners=False)
     return ((1 - x.clamp(0, 1)) * 255).round().to(torch.uint8).expand(-1, 3, -1, -1).contiguous()
@@ -357,6 +359,8 @@ def photo_patches(n:int=360, size:int=8, patch:int=32, seed:int=0) -> Tensor:
     from sklearn.datasets import load_sample_images
     rng = np.random.default_rng(check_seed(seed))
     imgs = [torch.tensor(im, dtype=torch.float32).mean(-1) for im in load_sample_images().images]
+    for name, v in (("n", n), ("size", size)): check_number(name, v, low=1, integer=True)
+    check_number("patch", patch, low=1, high=min(min(im.shape) for im in imgs) - 1, integer=True)   # a crop inside each photograph
     out = []
     for _ in range(n):
         im = imgs[rng.integers(len(imgs))]
@@ -369,6 +373,7 @@ def photo_patches(n:int=360, size:int=8, patch:int=32, seed:int=0) -> Tensor:
 def load_svhn(root="data", download:bool=False, n:int|None=None) -> Tensor:
     "SVHN's test images as uint8 `(N,3,32,32)` via torchvision: the paper's OOD set for CIFAR-10."
     from torchvision import datasets
+    if n is not None: check_number("n", n, low=1, integer=True)   # before any download; 0 or -1 would give all or all but one
     if not download and not Path(root).is_dir():
         raise FileNotFoundError(f"no data folder {root}; pass download=True (--download on the command line; needs a network connection) or point root at it")
     try: ds = datasets.SVHN(root, split="test", download=download)
