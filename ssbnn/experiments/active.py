@@ -198,6 +198,9 @@ def score_pool(learner, pool:Tensor, # the learner and the training-split indice
 
 def acquire(scores:Tensor, pool:Tensor, k:int) -> Tensor:
     "The `k` pool indices with the highest scores."
+    check_number("k", k, low=0, integer=True)
+    if scores.shape != pool.shape: raise ValueError(f"scores {tuple(scores.shape)} must hold one score per pool index {tuple(pool.shape)}")
+    if not torch.isfinite(scores).all(): raise ValueError("scores has NaN or inf values: topk would pick them first; check the learner's probabilities")
     return pool[scores.topk(min(k, len(pool))).indices.cpu()]
 
 # %% ../../nbs/experiments/04_active.ipynb #26ba8c3f

@@ -330,6 +330,7 @@ def paper_value(metric:str, dataset:str, labels:int, method:str,
                 ood_set:str|None=None, # the OOD set our AUROC was measured on: only 'svhn' has a paper value
                ):
     "The paper's (mean, standard error) for our record key `metric`, as a fraction like ours, or None."
+    if metric not in _PAPER_ROWS: raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(map(repr, _PAPER_ROWS))}")
     if dataset not in ("cifar10", "cifar100") or (metric == "ood_auroc" and ood_set != "svhn"): return None
     t = paper_tables()
     table, row, scale = _PAPER_ROWS[metric]
