@@ -66,7 +66,7 @@ def check_number(name:str, # the setting, as the user knows it (a field, or a co
                  integer:bool=False, # whole numbers only
                  open_low:bool=False, # `low` itself is not allowed
                 ):
-    "Raise a ValueError naming `name` unless `value` is a finite number (whole if `integer`) in the range."
+    "Raise a ValueError naming `name` unless `value` is a finite number (whole if `integer`) in the range; returns it (an int if `integer`)."
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
     ok = ok and (not integer or float(value).is_integer())
     ok = ok and (low is None or (value > low if open_low else value >= low)) and (high is None or value <= high)
@@ -76,7 +76,7 @@ def check_number(name:str, # the setting, as the user knows it (a field, or a co
         hi = "" if high is None else f"≤ {show(high)}"
         what = "a whole number" if integer else "a finite number"
         raise ValueError(f"{name + ' ' if name else ''}must be {what}{' ' + ' and '.join(b for b in (lo, hi) if b) if lo or hi else ''}, got {value!r}")
-    return value
+    return int(value) if integer else value                   # 2.0 or np.int64(2) as the int that sizes and ranges take
 SEED_LIMITS = dict(low=0, high=2**31 - 1, integer=True)   # the seeds torch, NumPy and scikit-learn all take
 
 def check_seed(seed, name:str="seed") -> int:
@@ -85,8 +85,10 @@ def check_seed(seed, name:str="seed") -> int:
 
 # %% ../nbs/00_utils.ipynb #34b27c9c
 def check_limits(config):
-    "Check each setting of the dataclass `config` that its class's `LIMITS` names, with `check_number`; returns `config`."
-    for name, limits in getattr(type(config), "LIMITS", {}).items(): check_number(name, getattr(config, name), **limits)
+    "Check each setting of the dataclass `config` that its class's `LIMITS` names, with `check_number`; returns `config`, whole settings as ints."
+    for name, limits in getattr(type(config), "LIMITS", {}).items():
+        v = check_number(name, getattr(config, name), **limits)
+        if limits.get("integer"): object.__setattr__(config, name, v)   # ActiveConfig(step=2.0) would break range() later
     return config
 
 # %% ../nbs/00_utils.ipynb #6ea11f2e

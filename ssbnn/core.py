@@ -193,6 +193,7 @@ def predict_proba(self:SSBNN, x, # images (N,C,H,W)
                  ) -> Tensor:
     "Posterior predictive probabilities `(N,C)` (probit approximation), on the CPU."
     if self.posterior_ is None: raise RuntimeError("call fit before predict_proba")
+    if not isinstance(laplace, bool): raise TypeError(f"laplace must be True or False, got {laplace!r} (a string such as 'no' would count as True)")
     f = self.features(x)
     return (self.posterior_.predict_proba(f) if laplace else self.posterior_.map_proba(f)).cpu()
 
@@ -208,7 +209,7 @@ def sample(self:SSBNN, x, # images (N,C,H,W)
           ) -> Tensor:
     "Class probabilities `(n,N,C)` under `n` samples of the readout's posterior, on the CPU (their mean is the Monte Carlo predictive)."
     if self.posterior_ is None: raise RuntimeError("call fit before sample")
-    check_number("n", n, low=1, integer=True)
+    n = check_number("n", n, low=1, integer=True)
     return self.posterior_.sample(self.features(x), n, generator=generator).cpu()
 
 # %% ../nbs/13_core.ipynb #24b63757

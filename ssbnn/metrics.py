@@ -43,17 +43,17 @@ def nll(probs:Tensor, y:Tensor) -> float:
     return -torch.log(p.double().clamp_min(torch.finfo(probs.dtype).tiny)).mean().item()
 
 # %% ../nbs/05_metrics.ipynb #4ba2ece4
-def _bin_index(conf:Tensor, n_bins:int) -> Tensor:
-    "The bin `(N,)` of each confidence `(N,)` among `n_bins` equal-width bins (lo, hi] of [0, 1]."
-    check_number("n_bins", n_bins, low=1, integer=True)
-    return (torch.ceil(conf * n_bins).long() - 1).clamp(0, n_bins - 1)
+def _bin_index(conf:Tensor, n_bins:int) -> tuple[Tensor, int]:
+    "The bin `(N,)` of each confidence `(N,)` among `n_bins` equal-width bins (lo, hi] of [0, 1], and `n_bins` checked (an int)."
+    n_bins = check_number("n_bins", n_bins, low=1, integer=True)
+    return (torch.ceil(conf * n_bins).long() - 1).clamp(0, n_bins - 1), n_bins
 
 def ece(probs:Tensor, y:Tensor, n_bins:int=15) -> float:
     "Expected calibration error with `n_bins` equal-width confidence bins (lo, hi]."
     probs, y = _check_probs(probs, y)
     conf, pred = probs.double().max(1)
     correct = (pred == y.to(probs.device)).double()
-    b = _bin_index(conf, n_bins)
+    b, n_bins = _bin_index(conf, n_bins)
     gap = torch.zeros(n_bins, dtype=torch.float64, device=probs.device).index_add_(0, b, correct - conf)
     return (gap.abs().sum() / len(conf)).item()
 
@@ -62,7 +62,7 @@ def reliability(probs:Tensor, y:Tensor, n_bins:int=15) -> dict:
     "Per-bin mean confidence, accuracy and count of predictive probabilities `(N,C)` (bins as in `ece`)."
     probs, y = _check_probs(probs, y)
     conf, pred = probs.double().max(1)
-    b = _bin_index(conf, n_bins)
+    b, n_bins = _bin_index(conf, n_bins)
     count = torch.zeros(n_bins, dtype=torch.float64, device=probs.device).index_add_(0, b, torch.ones_like(conf))
     def mean(v): return torch.zeros_like(count).index_add_(0, b, v) / count.clamp_min(1)
     return {"confidence": mean(conf).cpu(), "accuracy": mean((pred == y.to(probs.device)).double()).cpu(), "count": count.cpu()}

@@ -486,7 +486,7 @@ def sample(self:LaplacePosterior, features:Tensor, # features (N,dim)
            generator=None, # torch.Generator on the features' device; the same seed gives the same readouts
           ) -> Tensor:
     "Probabilities `(S,N,C)` (float64) under `n` readouts drawn from the Laplace posterior, e.g. for BALD."
-    check_number("n", n, low=1, integer=True)
+    n = check_number("n", n, low=1, integer=True)
     return _readout_samples(_inputs(self, features), stable_scale(self._la).sample(n, generator=generator), self.head_.out_features)
 
 # %% ../nbs/09_posterior.ipynb #5bd8050d

@@ -257,13 +257,14 @@ _LIMITED = [(cls, name) for cls in _CONFIGS for name in sorted(cls.LIMITS)]
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(_LIMITED), _numbers)
 def test_fuzz_every_config_keeps_its_limits(setting, value):
-    "A number outside a configuration's LIMITS is refused naming the setting; one inside is kept as given."
+    "A number outside a configuration's LIMITS is refused naming the setting; one inside is kept as given (a whole one as an int)."
     cls, name = setting
     limits = cls.LIMITS[name]
     try: cfg = cls(**{name: value})
     except CLEAR as e: assert name in str(e); return
     v = getattr(cfg, name)
-    assert v is value and not isinstance(v, bool) and math.isfinite(v)
+    assert (type(v) is int and v == value) if limits.get("integer") else v is value
+    assert not isinstance(v, bool) and math.isfinite(v)
     assert v > limits["low"] if limits.get("open_low") else v >= limits.get("low", -math.inf)
     assert v <= limits.get("high", math.inf) and (not limits.get("integer") or float(v).is_integer())
 
