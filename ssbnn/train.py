@@ -15,7 +15,7 @@ from torch.nn.utils import get_total_norm
 from tqdm.auto import tqdm
 from ._utils import (SEED_LIMITS, get_device, as_option, check_fields, check_limits, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
                           rng_state, set_rng_state, part_spec, spec_text)
-from .data import check_images, check_labels, as_float, data_fingerprint
+from .data import check_images, check_labels, as_float, data_fingerprint, class_count
 from .augment import compiled_augment
 from .models import check_channels, FRN
 from .elbo import ContrastiveELBO, make_task, MeanFieldLinear, task_elbo
@@ -246,13 +246,22 @@ class LabelledTask:
     alpha: float # weight of the task ELBO
     batch_size: int = 256 # labelled images per step
 
+    def __post_init__(self):
+        "Check the task as it is made, by `make` or by hand: images, one label per image among the layer's classes, alpha, batch size."
+        if not isinstance(self.layer, MeanFieldLinear): raise TypeError(f"layer must be a MeanFieldLinear(dim, num_classes), got {type(self.layer).__name__}")
+        self.x = check_images(self.x, "labelled images", keep_uint8=True)
+        self.y = check_labels(self.y, n=len(self.x), num_classes=self.layer.weight_mu.shape[0])
+        check_number("alpha", self.alpha, low=0, open_low=True)              # a negative alpha would reverse the task ELBO's sign
+        self.batch_size = check_number("batch_size", self.batch_size, low=1, integer=True)
+
     @classmethod
     def make(cls, x, y, dim:int, num_classes:int|None=None, alpha:float|None=None, batch_size:int=256):
         "Check the labelled data and build the task layer `(dim -> C)`, with the paper's alpha unless given."
-        x = check_images(x, "labelled images", keep_uint8=True)
-        y = check_labels(y, n=len(x), num_classes=num_classes)
-        c = num_classes or int(y.max()) + 1
-        return cls(x, y, MeanFieldLinear(dim, c), default_alpha(len(y), c) if alpha is None else alpha, batch_size)
+        if num_classes is not None: num_classes = check_number("num_classes", num_classes, low=2, integer=True)
+        y = check_labels(y, num_classes=num_classes)
+        c = class_count(num_classes, y)                            # two or more: the cross-entropy of one class is always 0
+        layer = MeanFieldLinear(check_number("dim", dim, low=1, integer=True), c)
+        return cls(x, y, layer, default_alpha(len(y), c) if alpha is None else alpha, batch_size)
 
 # %% ../nbs/07_train.ipynb #009247dd
 def local_batch(batch_size:int, world_size:int) -> int:
@@ -447,6 +456,8 @@ def _setup(encoder, head, elbo, x, config:PretrainConfig, device, labelled=None)
     "Checked images and the modules on `device` in training mode, with the optimiser and schedule: (x, mods, opt, sched, total)."
     x = check_images(x, "unlabelled images", keep_uint8=True)
     check_channels(x, encoder, "unlabelled images")
+    if labelled is not None and labelled.x.shape[1:] != x.shape[1:]:   # both are augmented into one batch
+        raise ValueError(f"the labelled images are {tuple(labelled.x.shape[1:])} but the unlabelled ones {tuple(x.shape[1:])}; give SS-BNN* images of one size")
     total = config.steps(len(x))
     x = x.to(device)
     mods = [encoder, head, elbo] + ([labelled.layer] if labelled else [])

@@ -285,3 +285,10 @@ def test_warnings_point_at_the_users_line(fitted, digits):
         fitted.fit(digits.x_train[i], digits.y_train[i] * 2, val=(digits.x_val, digits.y_val * 2))   # classes 0, 2, ..., 18 of 0..18
     mine = [w for w in said if "no label is of classes" in str(w.message)]
     assert len(mine) == 1 and mine[0].filename == __file__, (mine[0].filename, mine[0].lineno)
+
+
+@pytest.mark.parametrize("shape", [(20, 1, 16, 16), (20, 3, 8, 8)])
+def test_labelled_images_of_another_size_than_the_unlabelled(digits, shape):
+    "SS-BNN*'s labelled images are augmented into the unlabelled batch: another size or channel count is named, not torch's cat error."
+    with pytest.raises(ValueError, match=r"the labelled images are \(\d+, \d+, \d+\) but the unlabelled ones \(1, 8, 8\)"):
+        SSBNN(device="cpu").pretrain(digits.x_train[:64], labelled=(torch.rand(*shape), torch.arange(20) % 10), epochs=1, batch_size=32, progress=False)
