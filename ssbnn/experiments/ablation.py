@@ -9,7 +9,7 @@ from dataclasses import dataclass, asdict, replace, field
 from pathlib import Path
 from typing import ClassVar
 from tqdm.auto import tqdm
-from .._utils import as_option, environment, check_limits, check_number
+from .._utils import SEED_LIMITS, as_option, environment, check_limits, check_number
 from ..data import labelled_subset
 from ..elbo import ContrastiveELBO, NTXent, VariationalMean
 from ..metrics import evaluate
@@ -17,10 +17,12 @@ from ..report import summarize, table, plot, write_results
 from .evaluation import Setup
 
 # %% auto #0
-__all__ = ['MEAN_NAMES', 'OBJECTIVES', 'AblationConfig', 'Ablation', 'ablate_variational_mean', 'ablate_batch_size',
+__all__ = ['OBJECTIVES', 'MEAN_NAMES', 'AblationConfig', 'Ablation', 'ablate_variational_mean', 'ablate_batch_size',
            'ablate_objective', 'ablate_temperature']
 
 # %% ../../nbs/experiments/05_ablation.ipynb #45b602a8
+OBJECTIVES = ("elbo", "elbo*", "ntxent")   # SS-BNN's ELBO; SS-BNN*'s, with each labelled subset; SimCLR's NT-Xent
+
 @dataclass
 class AblationConfig:
     "Settings of the ablations: the ablated values, and the budgets and seeds every setting is scored at."
@@ -36,13 +38,22 @@ class AblationConfig:
     prior_stds: tuple = (1., 0.5, 0.25) # W^c prior standard deviations s_p, with the temperature learnt
     fixed_taus: tuple = (0.2,) # temperatures held fixed (at the setup's prior)
 
-    LIMITS: ClassVar[dict] = dict(seeds=dict(low=1, high=1000, integer=True), seed=dict(low=0, high=2**31 - 1, integer=True),
+    LIMITS: ClassVar[dict] = dict(seeds=dict(low=1, high=1000, integer=True), seed=SEED_LIMITS,
                                   ntxent_tau=dict(low=0, open_low=True))
 
     def __post_init__(self):
         check_limits(self)
         if self.epochs is not None: check_number("epochs", self.epochs, low=0, open_low=True)
-        if not self.budgets: raise ValueError("budgets is empty; give at least one, e.g. (10, 50, 100)")
+        for name in ("budgets", "means", "batch_sizes", "objectives", "inference", "prior_stds", "fixed_taus"):
+            v = getattr(self, name)                                # all checked now, not after the first pretraining
+            if not isinstance(v, (tuple, list)) or not v:
+                raise ValueError(f"{name} must be a non-empty tuple, e.g. {name}={getattr(AblationConfig, name)!r}; got {v!r}")
+        for b in self.budgets: check_number("each of budgets", b, low=1, integer=True)
+        for b in self.batch_sizes: check_number("each of batch_sizes", b, low=2, integer=True)
+        for v in (*self.prior_stds, *self.fixed_taus): check_number("each of prior_stds and fixed_taus", v, low=0, open_low=True)
+        for m in self.means: as_option(VariationalMean, m, "variational mean")
+        bad = [o for o in self.objectives if o not in OBJECTIVES] + [i for i in self.inference if i not in ("laplace", "map")]
+        if bad: raise ValueError(f"unknown objective or inference {bad}; objectives: {', '.join(OBJECTIVES)}; inference: laplace, map")
 
 @dataclass
 class Ablation:
@@ -79,6 +90,10 @@ def _pretrained(setup:Setup, cfg:AblationConfig, objective=None, batch_size:int|
     model.pretrain_seconds_ = time.time() - t
     return model
 
+def _check_budgets(setup:Setup, cfg:AblationConfig):
+    "Draw each budget's first subset before any pretraining: a budget below the class count or above the labels fails now, not after a run."
+    for n in cfg.budgets: labelled_subset(setup.data.y_train, n, seed=cfg.seed)
+
 def _score(model, # a pretrained SS-BNN, or a function (x, y) -> one pretrained with that labelled subset too (SS-BNN*)
            setup:Setup, cfg:AblationConfig, setting:str, inference=("laplace",), extra=None) -> list[dict]:
     "Fit the readout at every budget and seed and score the evaluation split; one record per (inference, labels, seed)."
@@ -114,6 +129,7 @@ def _setup_elbo(setup:Setup, cfg:AblationConfig) -> ContrastiveELBO:
 def ablate_variational_mean(setup:Setup, config:AblationConfig|None=None, progress:bool=False) -> Ablation:
     "Pretrain with each variational mean of q(W^c) in `config.means` (0, z^A, the pair mean); score the Laplace readout."
     cfg, t0, recs = config or AblationConfig(), time.time(), []
+    _check_budgets(setup, cfg)
     for kind in tqdm(cfg.means, disable=not progress, desc="variational mean"):
         kind = as_option(VariationalMean, kind, "variational mean")
         elbo = _setup_elbo(setup, cfg)
@@ -128,19 +144,18 @@ def ablate_batch_size(setup:Setup, config:AblationConfig|None=None, progress:boo
     n = len(setup.data.x_train)
     bad = [b for b in cfg.batch_sizes if not 2 <= b <= n]
     if bad: raise ValueError(f"batch sizes {bad} do not fit the {n} unlabelled images; use 2..{n}")
+    _check_budgets(setup, cfg)
     for b in tqdm(cfg.batch_sizes, disable=not progress, desc="batch size"):
         recs += _score(_pretrained(setup, cfg, batch_size=b), setup, cfg, f"M = {b}", extra={"batch_size": b})
     return Ablation("batch size", recs, _meta(setup, cfg, t0))
 
 # %% ../../nbs/experiments/05_ablation.ipynb #ff13b9a7
-OBJECTIVES = ("elbo", "elbo*", "ntxent")   # SS-BNN's ELBO; SS-BNN*'s, with each labelled subset; SimCLR's NT-Xent
 _OBJECTIVE_NAMES = {"elbo": "SS-BNN (ELBO)", "elbo*": "SS-BNN* (ELBO + labels)"}
 
 def ablate_objective(setup:Setup, config:AblationConfig|None=None, progress:bool=False) -> Ablation:
     "Pretraining objective (the ELBO, with the labels too, NT-Xent) x downstream inference (Laplace, MAP); NT-Xent + MAP is SimCLR."
     cfg, t0, recs = config or AblationConfig(), time.time(), []
-    bad = [o for o in cfg.objectives if o not in OBJECTIVES] + [i for i in cfg.inference if i not in ("laplace", "map")]
-    if bad: raise ValueError(f"unknown objective or inference {bad}; objectives: {', '.join(OBJECTIVES)}; inference: laplace, map")
+    _check_budgets(setup, cfg)
     for obj in tqdm(cfg.objectives, disable=not progress, desc="objective"):
         if obj == "elbo*": model = lambda x, y: _pretrained(setup, cfg, progress=progress, labelled=(x, y))   # one per labelled subset
         else: model = _pretrained(setup, cfg, NTXent(cfg.ntxent_tau) if obj == "ntxent" else None)
@@ -152,8 +167,7 @@ def ablate_objective(setup:Setup, config:AblationConfig|None=None, progress:bool
 def ablate_temperature(setup:Setup, config:AblationConfig|None=None, progress:bool=False) -> Ablation:
     "Pretrain with the learnt tau under each W^c prior std in `config.prior_stds`, and with tau held at each of `config.fixed_taus`."
     cfg, t0, recs = config or AblationConfig(), time.time(), []
-    bad = [v for v in (*cfg.prior_stds, *cfg.fixed_taus) if not v > 0]
-    if bad: raise ValueError(f"prior standard deviations and temperatures must be positive, got {bad}")
+    _check_budgets(setup, cfg)
     base = _setup_elbo(setup, cfg)
     sigma = base.log_sigma.exp().item()
     runs = [(f"learnt τ, s_p {s:g}", ContrastiveELBO(base.log_tau.exp().item(), sigma, s, base.mean, base.n_samples)) for s in cfg.prior_stds]
