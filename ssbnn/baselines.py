@@ -21,8 +21,8 @@ from .features import encode
 from .posterior import LaplacePosterior, HessianStructure
 
 # %% auto #0
-__all__ = ['METHODS', 'Method', 'MAPConfig', 'train_map', 'MAPClassifier', 'LastLayerLaplace', 'Average', 'DeepEnsemble',
-           'SWAGMoments', 'SWAGConfig', 'swag_moments', 'SWAG', 'Labelled', 'MethodSpec']
+__all__ = ['METHODS', 'Method', 'MAPConfig', 'train_map', 'check_parts', 'MAPClassifier', 'LastLayerLaplace', 'Average',
+           'DeepEnsemble', 'SWAGMoments', 'SWAGConfig', 'swag_moments', 'SWAG', 'Labelled', 'MethodSpec']
 
 # %% ../nbs/10_baselines.ipynb #ea27407e
 @dataclass
@@ -100,11 +100,12 @@ def _probs(model:nn.Module, x:Tensor, # images (N,C,H,W), uint8 or float, on any
     model.eval()
     return torch.cat([torch.softmax(model(as_float(x[i:i + batch_size].to(dev))), 1).cpu() for i in range(0, len(x), batch_size)])
 
-def _check_parts(encoder_fn, augment, config, kind:type):
+def check_parts(encoder_fn, augment, config, kind:type):
     "Refuse an encoder instance as `encoder_fn` (each network needs a fresh one), an augmentation class and a config of another kind."
     if isinstance(encoder_fn, nn.Module) or not callable(encoder_fn):
         raise TypeError(f"encoder_fn must build a fresh encoder, e.g. DigitsCNN or lambda: CIFARResNet18(), not a {type(encoder_fn).__name__} instance")
     if isinstance(augment, type): raise TypeError(f"augment must be an augmentation, e.g. {augment.__name__}(), not the class itself")
+    if augment is not None and not callable(augment): raise TypeError(f"augment must be an augmentation such as DigitsAugment.mild(), or None; got {augment!r}")
     if config is not None and not isinstance(config, kind):
         raise TypeError(f"config must be a {kind.__name__}, e.g. {kind.__name__}(max_epochs=40), got {type(config).__name__}")
 
@@ -113,7 +114,7 @@ class MAPClassifier:
     def __init__(self, encoder_fn=DigitsCNN, # callable returning a fresh encoder with a `dim` attribute
                  augment=DigitsAugment.mild(), # standard augmentation of the labelled images, or None
                  config:MAPConfig|None=None):
-        _check_parts(encoder_fn, augment, config, MAPConfig)
+        check_parts(encoder_fn, augment, config, MAPConfig)
         self.encoder_fn, self.augment, self.config = encoder_fn, augment, config or MAPConfig()
         self.model = None
 
@@ -193,7 +194,7 @@ class Average:
 class DeepEnsemble(Average):
     "Average of the predictive distributions of `members` MAP networks trained from different seeds."
     def __init__(self, encoder_fn=DigitsCNN, augment=DigitsAugment.mild(), config:MAPConfig|None=None, members:int=5):
-        _check_parts(encoder_fn, augment, config, MAPConfig); check_number("members", members, low=1, integer=True)
+        check_parts(encoder_fn, augment, config, MAPConfig); check_number("members", members, low=1, integer=True)
         self.config = config or MAPConfig()
         super().__init__([MAPClassifier(encoder_fn, augment, replace(self.config, seed=1000 * self.config.seed + k)) for k in range(int(members))])
 

@@ -16,7 +16,8 @@ from .._utils import environment, state_digest, to_spec, check_limits, check_num
 from ..data import ImageSplits, labelled_subset, data_fingerprint
 from ..metrics import evaluate, predictive_entropy
 from ..posterior import MAPPosterior, PriorEdgeWarning
-from ..baselines import MAPConfig, Labelled, METHODS
+from ..baselines import MAPConfig, Labelled, METHODS, check_parts
+from ..models import DigitsCNN
 from ..report import table, plot, write_results, merge_results, read_partial, write_partial, cut_off_note, settings_json
 
 # %% auto #0
@@ -73,8 +74,12 @@ class ReadoutLearner:
     def __init__(self, model, # a pretrained `SSBNN` (any objective: ELBO for SS-BNN, NT-Xent for SimCLR)
                  posterior=None, # an unfitted posterior; default: the model's own (`model.posterior`)
                  samples:int=100): # posterior samples S per pool image for the acquisition
+        if not hasattr(model, "stats_") or not callable(getattr(model, "features", None)):
+            raise TypeError(f"model must be a pretrained SSBNN, got {type(model).__name__}")
         if model.stats_ is None: raise RuntimeError("the model is not pretrained; call model.pretrain (or load) first")
-        self.model, self.posterior, self.samples = model, posterior if posterior is not None else model.posterior, samples
+        if isinstance(posterior, type): raise TypeError(f"posterior must be an unfitted posterior, e.g. {posterior.__name__}(), not the class itself")
+        self.model, self.posterior = model, posterior if posterior is not None else model.posterior
+        self.samples = check_number("samples", samples, low=1, integer=True)
         if not callable(getattr(self.posterior, "sample", None)):
             raise TypeError(f"posterior must be a posterior such as LaplacePosterior() or MAPPosterior(), got {type(self.posterior).__name__}")
 
@@ -119,6 +124,8 @@ class MethodLearner:
                  members:int=5, # ensemble members
                  samples:int=30): # posterior samples per pool image, for methods that draw them
         if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+        if method.startswith("ss-"): raise ValueError(f"{method} needs pretrained SS-BNNs, which a MethodLearner cannot make; use ReadoutLearner(model) for it")
+        check_parts(encoder_fn if encoder_fn is not None else DigitsCNN, augment, config, MAPConfig)   # None: Labelled's default encoder
         check_number("members", members, low=1, integer=True); check_number("samples", samples, low=1, integer=True)
         if method == "deep-ensemble" and members < 2: raise ValueError(f"an ensemble needs at least 2 members for BALD, got {members}")
         self.method, self.encoder_fn, self.augment, self.config = method, encoder_fn, augment, config or MAPConfig()
@@ -291,6 +298,8 @@ def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition[,
         except ValueError as e: raise ValueError(f"{m.name}: {e}") from None
         if b > len(data.y_train): raise ValueError(f"budget {b} of {m.name} is larger than the pool of {len(data.y_train)} images")
     if cfg.val > len(data.y_val): raise ValueError(f"val {cfg.val} is larger than the {len(data.y_val)} validation images")
+    for name, v in (("initial", cfg.initial), ("val", cfg.val)):       # stratified: one label of each class at least
+        if v < data.num_classes: raise ValueError(f"{name} {v} is smaller than the {data.num_classes} classes; use at least {data.num_classes}")
     made = {m.name: _made(m, cfg) for m in methods}
     inputs = {"data": {s: data_fingerprint(getattr(data, f"x_{s}"))["sha256"] for s in ("train", "val", "test")}, "methods": made} if partial is not None else None
     saved = read_partial(partial, asdict(cfg), inputs, _INPUT_NAMES, restart=f"delete {partial} to start again")   # before any work
