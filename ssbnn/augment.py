@@ -15,7 +15,7 @@ from ._utils import rebuildable, as_option, check_limits, check_number
 from .data import as_float
 
 # %% auto #0
-__all__ = ['affine_matrices', 'warp', 'random_contrast', 'pixel_dropout', 'gaussian_noise', 'DigitsAugment',
+__all__ = ['affine_matrices', 'warp', 'random_contrast', 'pixel_dropout', 'gaussian_noise', 'check_batch', 'DigitsAugment',
            'resized_crop_matrices', 'jitter_factors', 'apply_jitter', 'color_jitter', 'grayscale', 'random_grayscale',
            'Crops', 'SimCLRAugment', 'compiled_augment', 'CropFlip']
 
@@ -68,6 +68,19 @@ def _check_range(config, name:str, **limits):
     for v in pair: check_number(name, v, **limits)
     if pair[0] > pair[1]: raise ValueError(f"{name} must be a range (lo, hi) with lo <= hi, got {tuple(pair)}")
 
+def check_batch(x, # images (B,C,H,W), float in [0,1] or uint8
+                generator=None, # a torch.Generator or None
+               ) -> Tensor:
+    "`x` checked by its type and shape only (no host sync on a GPU): a non-empty batch of images, and a torch.Generator or None."
+    if not isinstance(x, Tensor):
+        raise TypeError(f"an augmentation takes images as a torch.Tensor (B,C,H,W){' (torch.from_numpy(x))' if hasattr(x, '__array__') else ''}, got {type(x).__name__}")
+    if x.ndim != 4 or not len(x): raise ValueError(f"an augmentation takes a non-empty batch of images (B,C,H,W), got shape {tuple(x.shape)}")
+    if x.shape[1] not in (1, 3) and x.shape[-1] in (1, 3): raise ValueError(f"images of shape {tuple(x.shape)} look channels-last; pass x.permute(0, 3, 1, 2)")
+    if x.dtype != torch.uint8 and not x.is_floating_point(): raise TypeError(f"an augmentation takes float images in [0, 1] or uint8, got {x.dtype}")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator (e.g. torch.Generator().manual_seed(0)) or None, got {type(generator).__name__}")
+    return x
+
 @rebuildable
 @dataclass
 class DigitsAugment:
@@ -86,7 +99,8 @@ class DigitsAugment:
         check_limits(self); _check_range(self, "scale", low=0, open_low=True); _check_range(self, "contrast", low=0)
 
     def __call__(self, x:Tensor, generator=None) -> Tensor:
-        "Augment a batch `(B,C,H,W)`; every image gets independent random parameters."
+        "Augment a batch `(B,C,H,W)` (uint8 or float in [0,1]); every image gets independent random parameters."
+        x = as_float(check_batch(x, generator))
         x = warp(x, affine_matrices(len(x), x, self.scale, self.rotation, self.translation, generator))
         if self.contrast != (1, 1): x = random_contrast(x, *self.contrast, generator=generator)
         if self.dropout: x = pixel_dropout(x, self.dropout, generator)
@@ -209,7 +223,7 @@ class SimCLRAugment:
 
     def __call__(self, x:Tensor, generator=None) -> Tensor:
         "Augment a batch `(B,3,H,W)` (uint8 or float in [0,1]); every image gets independent random parameters."
-        x = as_float(x)
+        x = as_float(check_batch(x, generator))
         return self.apply(x, *self.draw(len(x), x, generator))
 
 # %% ../nbs/02_augment.ipynb #6298f532
@@ -217,11 +231,13 @@ def compiled_augment(augment, # an augmentation family: (images, generator) -> v
                      **compile_kw, # passed to `torch.compile`
                     ):
     "`augment` with its deterministic `apply` compiled, if it splits into `draw` and `apply`; otherwise `augment` itself."
+    if isinstance(augment, type) or not callable(augment):
+        raise TypeError(f"augment must be an augmentation, e.g. SimCLRAugment(), not {'the class ' + augment.__name__ if isinstance(augment, type) else repr(augment)}")
     if not (callable(getattr(augment, "draw", None)) and callable(getattr(augment, "apply", None))): return augment
     apply = torch.compile(augment.apply, **{"dynamic": False, **compile_kw})     # one graph per batch size (views, labelled)
 
     def compiled(x:Tensor, generator=None) -> Tensor:
-        x = as_float(x)
+        x = as_float(check_batch(x, generator))
         return apply(x, *augment.draw(len(x), x, generator))
     return compiled
 
@@ -239,7 +255,7 @@ class CropFlip:
 
     def __call__(self, x:Tensor, generator=None) -> Tensor:
         "Augment a batch `(B,C,H,W)` (uint8 or float in [0,1])."
-        x = as_float(x)
+        x = as_float(check_batch(x, generator))
         n, h, w = len(x), x.shape[-2], x.shape[-1]
         shift = lambda size: (torch.randint(-self.padding, self.padding + 1, (n,), generator=generator, device=x.device) * 2 / size).to(x.dtype)
         sign = torch.where(torch.rand(n, generator=generator, device=x.device) < self.flip, -1., 1.).to(x.dtype)
