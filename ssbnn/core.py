@@ -210,6 +210,8 @@ def sample(self:SSBNN, x, # images (N,C,H,W)
     "Class probabilities `(n,N,C)` under `n` samples of the readout's posterior, on the CPU (their mean is the Monte Carlo predictive)."
     if self.posterior_ is None: raise RuntimeError("call fit before sample")
     n = check_number("n", n, low=1, integer=True)
+    if generator is not None and not isinstance(generator, torch.Generator):   # a MAP posterior would ignore it silently
+        raise TypeError(f"generator must be a torch.Generator (e.g. torch.Generator().manual_seed(0)) or None, got {type(generator).__name__}")
     return self.posterior_.sample(self.features(x), n, generator=generator).cpu()
 
 # %% ../nbs/13_core.ipynb #24b63757

@@ -34,9 +34,9 @@ def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
     x = to_tensor(x, name)
     if x.ndim and len(x) == 0: raise ValueError(f"{name} holds no images (shape {tuple(x.shape)}); give at least one")
     if x.ndim != 4:
-        one = " one image (C, H, W)? add a batch axis, x[None];" if x.ndim == 3 and x.shape[0] in (1, 3) else ""
+        one = "one image (C, H, W)? add a batch axis, x[None]; " if x.ndim == 3 and x.shape[0] in (1, 3) else ""
         side = math.isqrt(x.shape[1]) if x.ndim == 2 else 0
-        hint = (f" ({one.strip()} grey images (N, H, W)? add a channel axis, x[:, None])" if x.ndim == 3 else
+        hint = (f" ({one}grey images (N, H, W)? add a channel axis, x[:, None])" if x.ndim == 3 else
                 f" (flattened grey images, as scikit-learn's? x.reshape(-1, 1, {side}, {side}))" if side and side * side == x.shape[1] else "")
         raise ValueError(f"{name} must have shape (N, C, H, W), got {tuple(x.shape)}{hint}")
     if x.shape[1] not in (1, 3) and x.shape[-1] in (1, 3):
