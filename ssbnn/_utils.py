@@ -77,6 +77,7 @@ def check_number(name:str, # the setting, as the user knows it (a field, or a co
         what = "a whole number" if integer else "a finite number"
         raise ValueError(f"{name + ' ' if name else ''}must be {what}{' ' + ' and '.join(b for b in (lo, hi) if b) if lo or hi else ''}, got {value!r}")
     return int(value) if integer else value                   # 2.0 or np.int64(2) as the int that sizes and ranges take
+
 SEED_LIMITS = dict(low=0, high=2**31 - 1, integer=True)   # the seeds torch, NumPy and scikit-learn all take
 
 def check_seed(seed, name:str="seed") -> int:
