@@ -82,7 +82,7 @@ SEED_LIMITS = dict(low=0, high=2**31 - 1, integer=True)   # the seeds torch, Num
 
 def check_seed(seed, name:str="seed") -> int:
     "`seed` as an int, or a ValueError naming it unless it is a whole number in `SEED_LIMITS`' range."
-    return int(check_number(name, seed, **SEED_LIMITS))
+    return check_number(name, seed, **SEED_LIMITS)
 
 # %% ../nbs/00_utils.ipynb #34b27c9c
 def check_limits(config):

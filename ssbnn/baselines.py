@@ -194,9 +194,9 @@ class Average:
 class DeepEnsemble(Average):
     "Average of the predictive distributions of `members` MAP networks trained from different seeds."
     def __init__(self, encoder_fn=DigitsCNN, augment=DigitsAugment.mild(), config:MAPConfig|None=None, members:int=5):
-        check_parts(encoder_fn, augment, config, MAPConfig); check_number("members", members, low=1, integer=True)
+        check_parts(encoder_fn, augment, config, MAPConfig); members = check_number("members", members, low=1, integer=True)
         self.config = config or MAPConfig()
-        super().__init__([MAPClassifier(encoder_fn, augment, replace(self.config, seed=1000 * self.config.seed + k)) for k in range(int(members))])
+        super().__init__([MAPClassifier(encoder_fn, augment, replace(self.config, seed=1000 * self.config.seed + k)) for k in range(members)])
 
     def fit(self, x, y, val, num_classes:int|None=None):
         "Train every member on the same labelled images."

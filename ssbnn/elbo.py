@@ -119,12 +119,12 @@ class ContrastiveELBO(nn.Module):
                 ):
         super().__init__()
         for name, v in (("tau", tau), ("sigma", sigma), ("prior_std", prior_std)): check_number(name, v, low=0, open_low=True)
-        check_number("n_samples", n_samples, low=1, integer=True)       # 0 samples would average nothing: a NaN loss
+        n_samples = check_number("n_samples", n_samples, low=1, integer=True)   # 0 samples would average nothing: a NaN loss
         log_tau = torch.tensor(math.log(tau))
         if learn_tau: self.log_tau = nn.Parameter(log_tau)
         else: self.register_buffer("log_tau", log_tau)                  # same state-dict key: checkpoints load either way
         self.log_sigma = nn.Parameter(torch.tensor(math.log(sigma)))
-        self.prior_std, self.n_samples = prior_std, int(n_samples)
+        self.prior_std, self.n_samples = prior_std, n_samples
         self.mean = as_option(VariationalMean, mean, "variational mean")
 
     def forward(self, za:Tensor, zb:Tensor, generator=None, noise=None) -> ELBOTerms:

@@ -20,7 +20,7 @@ __all__ = ['CIFAR10_MEAN', 'CIFAR10_STD', 'BNN_HMC_CIFAR_MEAN', 'BNN_HMC_CIFAR_S
 # %% ../nbs/03_models.ipynb #b71eabaa
 def _sizes(**sizes) -> list:
     "Each layer size as an int; anything but a whole number ≥ 1 is refused by name (torch's own errors name no setting)."
-    return [int(check_number(k, v, low=1, integer=True)) for k, v in sizes.items()]
+    return [check_number(k, v, low=1, integer=True) for k, v in sizes.items()]
 
 def _conv_block(c_in:int, c_out:int) -> nn.Sequential:
     "3x3 convolution, batch norm, ReLU."
@@ -174,7 +174,7 @@ class ResNet20FRN(nn.Module):
         if (mean is None) != (std is None): raise ValueError("give ResNet20FRN both mean and std, or neither")
         if mean is None and in_channels == 3: mean, std = BNN_HMC_CIFAR_MEAN, BNN_HMC_CIFAR_STD
         in_channels, = _sizes(in_channels=in_channels)
-        num_classes = int(check_number("num_classes", num_classes, low=0, integer=True))
+        num_classes = check_number("num_classes", num_classes, low=0, integer=True)
         self.norm = Normalize(mean, std, in_channels) if mean is not None else nn.Identity()
         self.activation = act = as_option(Activation, activation, "activation")
         layers, c = [_layer(in_channels, 16), _ACTIVATIONS[act]()], 16

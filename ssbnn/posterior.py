@@ -398,7 +398,7 @@ def _check_features(features:Tensor, name:str="features") -> Tensor:
 
 def _class_count(num_classes:int|None, y:Tensor, head:nn.Linear|None=None) -> int:
     "`num_classes` (checked), else a given head's outputs, else the largest label + 1 (at least two: `data.class_count`)."
-    if num_classes is not None: return int(check_number("num_classes", num_classes, low=2, integer=True))
+    if num_classes is not None: return check_number("num_classes", num_classes, low=2, integer=True)
     y = check_labels(y)
     if not len(y): raise ValueError("there are no training labels (N = 0)")
     return head.out_features if head is not None else class_count(None, y)

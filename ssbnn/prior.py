@@ -76,8 +76,8 @@ class ParamPrior(str, Enum):
 def sample_params(model:nn.Module, n:int, prior:str="gaussian", var:float=0.2, generator=None) -> dict:
     "`n` stacked draws of every parameter of `model` from N(0, var) or a Laplace distribution with the same variance."
     prior = as_option(ParamPrior, prior, "prior")
-    check_number("n", n, low=1, integer=True); check_number("var", var, low=0, open_low=True)
-    out, n = {}, int(n)
+    n, out = check_number("n", n, low=1, integer=True), {}
+    check_number("var", var, low=0, open_low=True)
     for name, p in model.named_parameters():
         shape = (n,) + tuple(p.shape)
         if prior == ParamPrior.GAUSSIAN: out[name] = torch.randn(shape, generator=generator, device=p.device) * math.sqrt(var)
