@@ -257,6 +257,8 @@ class CropFlip:
         "Augment a batch `(B,C,H,W)` (uint8 or float in [0,1])."
         x = as_float(check_batch(x, generator))
         n, h, w = len(x), x.shape[-2], x.shape[-1]
+        if self.padding >= min(h, w):                                   # a shape check: no host sync
+            raise ValueError(f"padding {self.padding} can shift a {h}x{w} image wholly out of view (an all-black view); use padding < {min(h, w)}")
         shift = lambda size: (torch.randint(-self.padding, self.padding + 1, (n,), generator=generator, device=x.device) * 2 / size).to(x.dtype)
         sign = torch.where(torch.rand(n, generator=generator, device=x.device) < self.flip, -1., 1.).to(x.dtype)
         one, zero = torch.ones(n, dtype=x.dtype, device=x.device), torch.zeros(n, dtype=x.dtype, device=x.device)
