@@ -80,10 +80,11 @@ INPUT_ERRORS = (ValueError, TypeError, RuntimeError, OSError, EOFError, zipfile.
 
 class one_line_errors:
     "Context manager: bad input (`INPUT_ERRORS`: values, files, archives, networks) prints `prog: error: ...` and sets `code` to 2."
-    def __init__(self, prog:str, interrupted:str="interrupted",
+    def __init__(self, prog:str, interrupted="interrupted", # what a Ctrl-C says: text, or a function giving it once the clean-up is done
                  errors:tuple=INPUT_ERRORS, # the exceptions that are bad input (others keep their traceback)
                 ):
         self.prog, self.interrupted, self.errors, self.code, self._undo, self._last = prog, interrupted, errors, 0, [], []
+        self.folder = None                                          # the run's folder, once claimed (`_out_dir`)
         self._once = one_interrupt(lambda: print(f"{prog}: stopping, please wait", file=sys.stderr))
 
     def __enter__(self):
@@ -102,7 +103,8 @@ class one_line_errors:
             for undo in [*reversed(self._undo if kind is not None else []), *self._last]:
                 with contextlib.suppress(OSError): undo()
             if kind is not None and issubclass(kind, KeyboardInterrupt):
-                print(f"{self.prog}: {self.interrupted}", file=sys.stderr); self.code = 130; return True
+                said = self.interrupted() if callable(self.interrupted) else self.interrupted
+                print(f"{self.prog}: {said}", file=sys.stderr); self.code = 130; return True
             if kind is not None and issubclass(kind, self.errors):
                 text = " ".join(str(err).split()) or kind.__name__
                 if isinstance(err, OSError) and err.filename and str(err.filename) not in text: text += f": {err.filename}"
@@ -130,7 +132,7 @@ def _out_dir(out:Path|None, overwrite:bool, name:str="digits", command:str="ssbn
     "The run's folder, claimed before any work: a new one under ssbnn-runs/, or `--out` if it is new, empty or `command`'s own."
     existed = out is not None and Path(out).exists()
     path = new_run_folder(name, command=command) if out is None else claim_folder(out, replace_results=overwrite, command=command)
-    if status is not None: status.on_failure(lambda: release_folder(path, existed)); status.on_exit(lambda: unhold(path))
+    if status is not None: status.on_failure(lambda: release_folder(path, existed)); status.on_exit(lambda: unhold(path)); status.folder = path
     return path
 
 def _start_afresh(out:Path, *names:str):
@@ -160,10 +162,15 @@ def run(args, status:one_line_errors|None=None) -> Path:
           f"results in {out}/results.json, report in {out}/report.md, the pretrained model in {out}/model (SSBNN.load)")
     return out
 
+def _interrupted(folder:Path|None) -> str:
+    "What a Ctrl-C of the main job says, once its clean-up is done: how to resume from the checkpoint it left, or that none was left."
+    if folder is not None and (folder/"pretrain.ckpt").exists(): return f"interrupted; run again with --out {folder} to resume"
+    return "interrupted before pretraining's first checkpoint; nothing was kept to resume from"
+
 def main(argv=None) -> int:
     "Entry point of the `ssbnn` console script: bad input prints one line and exits with status 2."
     args = make_parser().parse_args(argv)
-    with one_line_errors("ssbnn", "interrupted; run again with the same --out to resume") as status: run(args, status)
+    with one_line_errors("ssbnn", lambda: _interrupted(status.folder)) as status: run(args, status)
     return status.code
 
 # %% ../nbs/14_cli.ipynb #0820112b
@@ -254,6 +261,8 @@ def _eval_setup(a) -> tuple:
     else: raise ValueError("--data cifar10 needs --root DIR (with --download) or --archive FILE")
     ood = load_svhn(a.svhn_root, download=a.download) if a.svhn_root else None
     setup = cifar10_setup(data, ood=ood, ood_name="svhn" if a.svhn_root else None, device=a.device, **epochs)
+    if twice := sorted({str(p) for p in a.model or [] if [Path(q).resolve() for q in a.model].count(Path(p).resolve()) > 1}):
+        raise ValueError(f"--model names {', '.join(twice)} more than once; an ensemble's members are distinct pretrainings")
     models = [load_model(p, data.num_classes, a.device, seed=k) for k, p in enumerate(a.model or [])]
     for p, m in zip(a.model or [], models): check_unseen(m, data, p); check_objective(m, p)
     return setup, models or None
@@ -285,6 +294,12 @@ def evaluate_main(argv=None) -> int:
 
 def _merge(a, status:one_line_errors):
     "`ssbnn-evaluate --merge`: the parts' results.json, and the ensembles of their kept predictions, joined into one evaluation in --out."
+    defaults = vars(evaluate_parser().parse_args([]))
+    if ignored := [k for k, v in vars(a).items() if k not in ("merge", "out", "overwrite", "quiet") and v != defaults[k]]:
+        raise ValueError(f"--merge joins the parts as they were run, so {', '.join('--' + k.replace('_', '-') for k in ignored)} would be ignored; leave it out")
+    if a.out is not None and (Path(a.out)/"partial.json").exists():
+        raise ValueError(f"--out {a.out} holds an interrupted evaluation's finished runs (partial.json); continue it by running that "
+                         "evaluation again, or merge into another --out")
     parts = read_parts(a.merge, a.out, partial="partial.json")   # a part cut off gives its finished runs
     kept = [f/"predictions" if (f/"predictions").is_dir() else None for f in a.merge]
     with warnings.catch_warnings(record=True) as said:
@@ -416,6 +431,7 @@ LIKE = ("digits", "cifar10", "cifar100")
 def _legacy_parts(state:dict, like:str|None) -> dict:
     "The parts an older single-file model was trained with: named by `like`, or found from its weights' shapes."
     enc, head = state["encoder"], state["head"]
+    if not (isinstance(enc, dict) and isinstance(head, dict)): raise ValueError("its encoder and head must be state dicts of tensors; it is not a saved SS-BNN")
     like = like or ("digits" if "0.0.weight" in enc else "cifar10" if "1.conv1.weight" in enc else None)
     if like is None: raise ValueError("its encoder is neither the digits CNN nor the CIFAR ResNet-18; pass --like")
     if like != "digits": return _legacy_cifar(10 if like == "cifar10" else 100)

@@ -398,15 +398,19 @@ def _load_single_file(cls, path:Path, device, parts:dict) -> SSBNN:
         what = "a training checkpoint" if "optimizer" in s else "not a saved SS-BNN"
         raise ValueError(f"{path} is {what} (it lacks {', '.join(missing)}); give a model folder written by SSBNN.save, "
                          f"e.g. the model folder that ssbnn-pretrain writes when it finishes")
+    if bad := [k for k in ("encoder", "head", "elbo") if not isinstance(s[k], dict)]:
+        raise ValueError(f"{path} is not a saved SS-BNN: its {', '.join(bad)} {'is' if len(bad) == 1 else 'are'} not a state dict of tensors")
     model = cls(**parts, device=device)
     try:
         for name in ("encoder", "head", "elbo"): getattr(model, name).load_state_dict(s[name])
     except RuntimeError as e:
         raise ValueError(f"{path} does not fit the parts given ({str(e).splitlines()[0]}); pass the parts it was trained "
                          f"with, e.g. SSBNN.load(path, **cifar_ssbnn().parts()), or convert it with ssbnn-convert") from None
-    model.stats_ = tuple(t.to(model.device) for t in s["stats"]) if s["stats"] is not None else None
-    model.history_ = list(s["history"])
-    model.posterior_ = posterior_from_state(s["posterior"], model.device) if "posterior" in s else None
+    for k, read in (("stats", lambda v: None if v is None else tuple(t.to(model.device) for t in v)), ("history", list),
+                    ("posterior", lambda v: posterior_from_state(v, model.device))):
+        try: setattr(model, f"{k}_", read(s[k]) if k in s else None)             # an older model without a posterior: None
+        except (TypeError, AttributeError, ValueError, KeyError) as e:
+            raise ValueError(f"{path} is not a saved SS-BNN: its {k} entry cannot be read ({type(e).__name__}: {str(e).splitlines()[0]})") from None
     warnings.warn(f"{path} is a single-file model of an older ssbnn; it loaded, but save it as a folder "
                   f"(model.save(folder), or ssbnn-convert {path} FOLDER): that is the format other tools read")
     return model

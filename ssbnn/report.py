@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_report.ipynb #da56b809
 from __future__ import annotations
-import errno, json, math, os, re, shutil, tempfile, time
+import errno, json, math, os, re, shutil, tempfile, time, zipfile
 from dataclasses import asdict
 from enum import Enum
 from pathlib import Path
@@ -13,9 +13,9 @@ from ._utils import as_option, deferred_interrupt, remove_stale_temps, atomic_wr
 from .baselines import METHODS
 
 # %% auto #0
-__all__ = ['METRICS', 'RUN_MARK', 'RUN_ONLY', 'Spread', 'summarize', 'label', 'Rows', 'table', 'plot', 'unhold', 'claim_folder',
-           'new_run_folder', 'release_folder', 'write_results', 'merge_results', 'differing', 'read_parts',
-           'settings_json', 'write_partial', 'read_partial', 'cut_off_note']
+__all__ = ['METRICS', 'RUN_MARK', 'OLDER_RUN_FILES', 'RUN_ONLY', 'Spread', 'summarize', 'label', 'Rows', 'table', 'plot',
+           'unhold', 'claim_folder', 'new_run_folder', 'release_folder', 'write_results', 'merge_results', 'differing',
+           'read_parts', 'settings_json', 'write_partial', 'read_partial', 'cut_off_note']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -191,6 +191,15 @@ def unhold(out):
     fh = _HELD.pop(str(Path(out).resolve()), None)
     if fh is not None: fh.close()
 
+OLDER_RUN_FILES = frozenset({"pretrain.ckpt", "model", "model.pt", "history.json", "results.json", "report.md", "metrics_vs_labels.png",
+                             "tables.md", "evaluation.png", "partial.json", "predictions", "features", "tensorboard"})   # what runs wrote before marks
+_TAKEN_OVER = set()   # the unmarked folders of older runs this process's claims marked
+
+def _older_run(out:Path, names:set) -> bool:
+    "Whether `out`, unmarked, is an older ssbnn run's folder: only names a run wrote, a torch checkpoint, a model folder with its config."
+    return ("pretrain.ckpt" in names and names <= OLDER_RUN_FILES and zipfile.is_zipfile(out/"pretrain.ckpt")
+            and ("model" not in names or (out/"model"/"config.json").is_file()))
+
 def claim_folder(out, # the folder a user named
                  replace_results:bool=False, # an ssbnn folder that already holds results may be written again
                  flag:str="--out", # how the user named it, for messages
@@ -199,10 +208,11 @@ def claim_folder(out, # the folder a user named
     "Make `out` this run's folder, after checking it is new, empty or this command's own, and writable; returns it."
     out = Path(out)
     if out.exists() and not out.is_dir(): raise ValueError(f"{flag} {out} is a file; give a folder")
+    legacy = False
     if out.is_dir():
         remove_stale_temps(out/RUN_MARK)                              # a mark half-written by a run killed while claiming
         names = {p.name for p in out.iterdir()}
-        legacy = "pretrain.ckpt" in names and replace_results         # a run folder of an older ssbnn, to resume
+        legacy = RUN_MARK not in names and replace_results and _older_run(out, names)   # an older ssbnn's run folder, to resume
         if RUN_MARK not in names and names and not legacy:
             shown = ", ".join(sorted(names)[:4]) + (", ..." if len(names) > 4 else "")
             raise ValueError(f"{flag} {out} holds files that no ssbnn run wrote ({shown}); give a new or empty folder")
@@ -215,6 +225,7 @@ def claim_folder(out, # the folder a user named
         out.mkdir(parents=True, exist_ok=True)
         if not os.access(out, os.W_OK): raise PermissionError(errno.EACCES, "Permission denied")
         _hold(out, flag, text)                                      # a live run's folder is refused before anything changes
+        if legacy: _TAKEN_OVER.add(str(out.resolve()))
     except OSError as e:
         raise ValueError(f"{flag} {out} cannot be written ({e.strerror or e}); give a writable folder") from None
     return out
@@ -235,10 +246,11 @@ def new_run_folder(name:str, # what runs, e.g. 'digits'
 def release_folder(out, # a folder `claim_folder` or `new_run_folder` took
                    existed:bool, # whether it existed before the claim
                   ):
-    "Undo a claim the run did not use: where `out` holds only the mark, remove it, and the folder if the claim made it."
+    "Undo a claim the run did not use: where `out` holds only the mark (or was an older run's, unmarked), remove the mark, and the folder if the claim made it."
     out = Path(out)
-    if not out.is_dir() or {p.name for p in out.iterdir()} != {RUN_MARK}: return
-    (out/RUN_MARK).unlink()
+    older = str(out.resolve()) in _TAKEN_OVER
+    if not out.is_dir() or ({p.name for p in out.iterdir()} != {RUN_MARK} and not older): return
+    (out/RUN_MARK).unlink(missing_ok=True); _TAKEN_OVER.discard(str(out.resolve()))
     if not existed: out.rmdir()
     unhold(out)                                                      # last: no other run can take the mark before it is gone
 
@@ -372,6 +384,10 @@ def read_partial(partial, # a file `write_partial` wrote, or None
     try: saved = json.loads(Path(partial).read_text())
     except (OSError, ValueError) as e: raise ValueError(f"{partial} is not readable ({e}); {restart}") from None
     if not isinstance(saved, dict) or not isinstance(saved.get("records"), list): raise ValueError(f"{partial} holds no list of records; {restart}")
+    for i, r in enumerate(saved["records"]):                        # a hand-edited file: named now, not as a KeyError after every run
+        bad = "is not a record" if not isinstance(r, dict) else next((f"lacks {k!r}" for k in ("method", "labels", "seed") if k not in r), None) or next(
+            (f"has {k} {r[k]!r}, not a number" for k in METRICS if k in r and not (isinstance(r[k], (int, float)) and not isinstance(r[k], bool))), None)
+        if bad: raise ValueError(f"{partial}: record {i + 1} {bad}; {restart}")
     settings, inputs = json.loads(json.dumps([settings, inputs], default=str))   # as the file holds them
     names, made = names or {}, saved.get("inputs") or {}          # files written before 2026-11-26 say only their settings
     other = [names.get("config", "settings") + _where(saved.get("config"), settings)] if saved.get("config") != settings else []

@@ -161,6 +161,19 @@ def test_pretrain_refuses_a_folder_with_an_older_model(tmp_path):
     assert (tmp_path / "model.pt").read_bytes() == b"old model"
 
 
+@pytest.mark.parametrize("entry", [ssbnn_main, evaluate_main, pretrain_main])
+def test_a_users_folder_with_a_file_named_pretrain_ckpt_is_not_taken_for_an_older_run(tmp_path, entry):
+    "Only a folder that holds nothing but what an older ssbnn run wrote is taken over (--overwrite, or ssbnn-pretrain resuming)."
+    torch.save({"step": 1}, tmp_path / "pretrain.ckpt")                       # a real torch file, but the user's
+    (tmp_path / "results.json").write_text('{"mine": 1}'); (tmp_path / "model").mkdir(); (tmp_path / "model" / "weights.bin").write_text("w")
+    args = ("--root", tmp_path / "none") if entry is pretrain_main else ("--quiet", "--device", "cpu", "--overwrite")
+    one_line_2(call(entry, *args, "--out", tmp_path), "holds files that no ssbnn run wrote (model, pretrain.ckpt, results.json)")
+    assert (tmp_path / "model" / "weights.bin").read_text() == "w" and json.loads((tmp_path / "results.json").read_text()) == {"mine": 1}
+    (tmp_path / "model" / "config.json").write_text("{}"); (tmp_path / "thesis.tex").write_text("mine")   # a model folder, and the user's file
+    one_line_2(call(entry, *args, "--out", tmp_path), "holds files that no ssbnn run wrote (model, pretrain.ckpt, results.json, thesis.tex)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "pretrain.ckpt", "results.json", "thesis.tex"]   # no mark left
+
+
 def test_an_out_under_a_file_is_refused_before_any_work(tmp_path):
     (tmp_path / "f").write_text("")
     one_line_2(call(ssbnn_main, "--out", tmp_path / "f" / "run", "--quiet"), "cannot be written")

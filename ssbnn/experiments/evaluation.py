@@ -164,6 +164,9 @@ class EvalConfig:
         if extra: raise ValueError(f"the predictions to keep name {', '.join(extra)}, which this evaluation does not run; add {', '.join(extra)} to the methods")
         bad = [c for c in self.corruptions if c not in CORRUPTIONS]
         if bad: raise ValueError(f"unknown corruption(s) {', '.join(bad)}; choose from {', '.join(CORRUPTIONS)}")
+        for name in ("methods", "keep_predictions", "corruptions"):                # twice: duplicate records, a spread of 0
+            vs = tuple(getattr(self, name))
+            if twice := sorted({v for v in vs if vs.count(v) > 1}): raise ValueError(f"{name} names {', '.join(twice)} more than once; give each once")
 
     def label_counts(self, n:int, # training images
                      num_classes:int=1, # classes: a stratified budget needs a label of each
@@ -280,6 +283,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     if pretrained is not None and not isinstance(pretrained, (list, tuple)):
         raise TypeError(f"pretrained must be a list of pretrained SSBNNs, e.g. [model] (one per pretraining); got {type(pretrained).__name__}")
     cfg = config or EvalConfig()
+    if pretrained and len({id(m) for m in pretrained}) < len(pretrained): raise ValueError("pretrained holds one model more than once; give each pretraining once")
     inputs = _inputs(setup, cfg, pretrained) if partial is not None else None
     saved = interrupted(partial, cfg, inputs)                  # before any work: a file of other settings is refused now
     done, earlier = saved.get("records", []), saved.get("meta", {})
@@ -288,6 +292,9 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     d = setup.data
     images = data_fingerprint(d.x_test)["sha256"] if cfg.keep_predictions else None
     counts = cfg.label_counts(len(d.y_train), d.num_classes)   # before any pretraining
+    if pretrained and "ss-bnn-ensemble" in cfg.methods and len(pretrained) < cfg.ss_ensemble:
+        raise ValueError(f"an SS-BNN ensemble of {cfg.ss_ensemble} needs {cfg.ss_ensemble} pretrained models, {len(pretrained)} given; give more, "
+                         f"or set ss_ensemble={len(pretrained)}")
     t0 = time.time()
     corrupted = {k: torch.from_numpy(v) for k, v in corrupted_sets(_uint8(d.x_test), cfg.severity, cfg.corruption_seed, cfg.corruptions).items()} if cfg.corruptions else {}
     t1 = time.time()                                          # pretraining's time leaves out corrupting the images
