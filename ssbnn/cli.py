@@ -253,6 +253,8 @@ def _eval_setup(a) -> tuple:
         for flag in ("model", "archive", "root", "svhn_root"):
             if getattr(a, flag): raise ValueError(f"--{flag.replace('_', '-')} applies to --data cifar10 only; the digits need no files")
         return digits_setup(device=a.device, **epochs), None
+    if a.download and a.root is None and a.svhn_root is None:
+        raise ValueError("--download fetches into --root (CIFAR-10) or --svhn-root; an --archive is read as it is: leave --download out")
     if a.model and a.epochs is not None and "*" not in a.methods:
         raise ValueError("--epochs with --model sets only SS-BNN*'s pretraining (the models are pretrained already); "
                          "add ss-bnn* to --methods or leave --epochs out")
@@ -368,6 +370,11 @@ def pretrain_main(argv=None) -> int:
         device = str(env.device if env.distributed else get_device(a.device))
         if a.star_labels and a.ntxent_tau: raise ValueError("--star-labels (SS-BNN*) and --ntxent-tau (SimCLR) exclude each other; give one")
         if a.tau_p and a.ntxent_tau: raise ValueError("--tau-p sets the SS-BNN's W^c prior, which SimCLR (--ntxent-tau) has not; give one")
+        if a.download and a.root is None: raise ValueError("--download fetches CIFAR-10 into --root; an --archive is read as it is: leave --download out")
+        if a.root is not None and (a.eval != EVAL_IMAGES or a.limit):
+            raise ValueError("--eval and --limit split an --archive; with --root the evaluation images are CIFAR-10's test set: leave them out")
+        if a.sync_bn and not env.distributed:
+            raise ValueError("--sync-bn synchronises batch norm across torchrun's processes, and this run is one process: leave it out, or launch it with torchrun")
         changing = tuple(k.strip().replace("-", "_") for k in a.resume_changing.split(",") if k.strip())
         if bad := [k for k in changing if k not in PretrainConfig.CHANGEABLE]:
             raise ValueError(f"--resume-changing: {', '.join(k.replace('_', '-') for k in bad)} cannot change on resuming; choose from "

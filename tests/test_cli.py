@@ -174,6 +174,16 @@ def test_a_users_folder_with_a_file_named_pretrain_ckpt_is_not_taken_for_an_olde
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "pretrain.ckpt", "results.json", "thesis.tex"]   # no mark left
 
 
+def test_flags_that_would_be_ignored_are_refused(tmp_path):
+    arch = tmp_path / "a.npz"; _archive(arch)
+    one_line_2(call(pretrain_main, "--archive", arch, "--download", "--out", tmp_path / "o"), "--download fetches CIFAR-10 into --root")
+    one_line_2(call(pretrain_main, "--root", tmp_path / "none", "--limit", "5", "--out", tmp_path / "o"), "--eval and --limit split an --archive")
+    one_line_2(call(pretrain_main, "--archive", arch, "--sync-bn", "--device", "cpu", "--out", tmp_path / "o"), "--sync-bn synchronises batch norm across torchrun's processes")
+    one_line_2(call(evaluate_main, "--data", "cifar10", "--archive", arch, "--download", "--out", tmp_path / "e"), "--download fetches into --root (CIFAR-10) or --svhn-root")
+    one_line_2(call(evaluate_main, "--seeds", "2", "--pretrain-seeds", "5", "--methods", "ss-bnn", "--out", tmp_path / "e"), "pretrain_seeds 5 pretrains models no run uses")
+    assert not (tmp_path / "o").exists() and not (tmp_path / "e").exists()    # refused before any folder is made
+
+
 def test_an_out_under_a_file_is_refused_before_any_work(tmp_path):
     (tmp_path / "f").write_text("")
     one_line_2(call(ssbnn_main, "--out", tmp_path / "f" / "run", "--quiet"), "cannot be written")

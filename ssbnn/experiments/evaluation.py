@@ -167,6 +167,9 @@ class EvalConfig:
         for name in ("methods", "keep_predictions", "corruptions"):                # twice: duplicate records, a spread of 0
             vs = tuple(getattr(self, name))
             if twice := sorted({v for v in vs if vs.count(v) > 1}): raise ValueError(f"{name} names {', '.join(twice)} more than once; give each once")
+        used = max(self.seeds, self.full_seeds or 0, self.ss_ensemble if "ss-bnn-ensemble" in self.methods else 0)
+        if self.pretrain_seeds is not None and self.pretrain_seeds > used:       # the label seeds take them in turn; an ensemble its members
+            raise ValueError(f"pretrain_seeds {self.pretrain_seeds} pretrains models no run uses: at most {used} are used here; give at most {used}")
 
     def label_counts(self, n:int, # training images
                      num_classes:int=1, # classes: a stratified budget needs a label of each
