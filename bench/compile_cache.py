@@ -68,6 +68,8 @@ def main(argv:list):
     "Run the target of `argv` (SCRIPT ARGS or -c CODE ARGS) as `python` would, with the cache around it."
     if not argv or argv[0] == "-c" and len(argv) < 2:
         print("compile_cache: give a script and its arguments, or -c CODE", file=sys.stderr); raise SystemExit(2)
+    if argv[0] != "-c" and not Path(argv[0]).is_file():
+        print(f"compile_cache: no script at {argv[0]}; give a script and its arguments, or -c CODE", file=sys.stderr); raise SystemExit(2)
     code = argv[1] if argv[0] == "-c" else None
     program = "c-" + hashlib.sha256(code.encode()).hexdigest()[:6] if code else Path(argv[0]).stem
     for word in (code or "").replace("(", " ").replace(";", " ").split():     # `-c "from ssbnn.cli import pretrain_main; ..."`

@@ -17,7 +17,7 @@ own, so both sides get `numpy.random.default_rng(s)` there. Each image is corrup
 severity 5, the paper's, two at the others), which `tests/test_corrupt_reference.py` compares ssbnn against on every
 test run, without the script's dependencies.
 """
-import argparse, contextlib, json, os, platform, sys, time
+import contextlib, json, os, platform, sys, time
 from pathlib import Path
 import numpy as np
 from ssbnn.experiments.corrupt import CORRUPTIONS   # named as the script names its functions
@@ -110,7 +110,8 @@ def images(archive, n:int, seed:int) -> tuple[np.ndarray, str]:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    from common import parser                             # run as a script: bench/ is on the path
+    p = parser(__doc__)                                   # one-line errors, exit status 2, as every script here
     p.add_argument("--script", type=Path, required=True, help="make_cifar_c.py, with the frost photographs beside it")
     p.add_argument("--archive", type=Path, help="packed-JPEG CIFAR-10 archive (default: synthetic images)")
     p.add_argument("--images", type=int, default=100, help="images per corruption and severity")

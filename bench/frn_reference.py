@@ -11,7 +11,7 @@ Both networks, `resnet20_frn_swish` (the default, the network of Izmailov et al.
 run on the same images. `--fixture` saves the draws' seed and order, a few images and the reference's logits, which
 `nbs/03_models.ipynb` compares ssbnn against on every test run, without JAX.
 """
-import argparse, json, platform, runpy, sys, time
+import json, platform, runpy, sys, time
 from pathlib import Path
 import numpy as np
 
@@ -46,7 +46,8 @@ def reference(activation:str):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    from common import parser                             # run as a script: bench/ is on the path
+    p = parser(__doc__)                                   # one-line errors, exit status 2, as every script here
     p.add_argument("--images", type=int, default=64, help="random images (standard normal, as normalised images are)")
     p.add_argument("--var", type=float, default=0.2, help="prior variance of every parameter (the paper's 1/5)")
     p.add_argument("--seed", type=int, default=0)

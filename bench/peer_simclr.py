@@ -205,7 +205,8 @@ def train(data, epochs:int=50, batch_size:int=1000, lr:float|None=None, weight_d
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from common import parser                             # run as a script: bench/ is on the path
+    p = parser(__doc__)                                   # one-line errors, exit status 2, as every script here
     p.add_argument("--archive", type=Path, required=True, help="packed-JPEG archive of the CIFAR-10 training images")
     p.add_argument("--epochs", type=int, default=50)
     p.add_argument("--batch-size", type=int, default=1000, help="images per step (default 1000, ssbnn's recipe; lightly's: 512)")

@@ -24,6 +24,8 @@ def get_device(device="auto") -> torch.device:
     try: d = torch.device(device)
     except (RuntimeError, TypeError):
         raise ValueError(f"unknown device {device!r}; use 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
+    if d.type not in ("cpu", "cuda", "mps"):                        # meta, xla, ...: torch knows them, ssbnn does not run on them
+        raise ValueError(f"device {device!r} is not one ssbnn runs on; use 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'")
     if d.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} was asked for but CUDA is not available here; use 'cpu' or 'auto'")
     if d.type == "cuda" and (d.index or 0) >= torch.cuda.device_count():

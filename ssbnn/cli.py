@@ -151,6 +151,9 @@ def run(args, status:one_line_errors|None=None) -> Path:
     out = _out_dir(args.out, args.overwrite, status=status)
     ckpt = out/"pretrain.ckpt"
     if args.overwrite: _start_afresh(out, "pretrain.ckpt", "model", *MAIN_JOB_FILES)
+    elif ckpt.exists():                                       # a digits checkpoint is small: read it now, to advise this command's flag
+        try: load_checkpoint(ckpt)
+        except ValueError as e: raise ValueError(f"{e}; or pass --overwrite to start afresh") from None
     print(f"ssbnn: writing to {out}" + (" (resuming pretraining)" if ckpt.exists() else ""), flush=True)
     try: result = run_evaluation(setup, cfg, progress=not args.quiet, checkpoint=ckpt, model_dir=out/"model")
     except ResumeError as e:                                  # this command's advice: it has no checkpoint path or resume_changing

@@ -252,6 +252,8 @@ def load_cifar_splits(name:str="cifar10", # 'cifar10' or 'cifar100'
     classes = {"cifar10": (datasets.CIFAR10, 10), "cifar100": (datasets.CIFAR100, 100)}
     if name not in classes: raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(map(repr, classes))}")
     cls, c = classes[name]
+    if Path(root).is_file():
+        raise ValueError(f"root {root} is a file; give the folder that holds torchvision's {name} (a packed-JPEG archive is read by archive_splits: --archive on the command line)")
     if not download and not Path(root).is_dir():
         raise FileNotFoundError(f"no data folder {root}; pass download=True (--download on the command line; needs a network connection) or point root at the folder that holds {name}")
     try: tr, te = cls(root, train=True, download=download), cls(root, train=False, download=download)

@@ -348,6 +348,8 @@ def read_parts(folders:list, # result folders, each holding the results.json of 
         if partial and not (f/"results.json").exists() and (f/partial).exists(): parts.append(_cut_off(f/partial)); continue
         try: parts.append(json.loads((f/"results.json").read_text()))
         except (OSError, ValueError) as e: raise ValueError(f"{f} holds no readable results.json ({e}); give result folders ssbnn wrote") from None
+        if not (isinstance(parts[-1], dict) and isinstance(parts[-1].get("records"), list) and all(isinstance(r, dict) for r in parts[-1]["records"])):
+            raise ValueError(f"{f/'results.json'} is not a result set (its records and meta); give result folders ssbnn wrote")
     return parts
 
 # %% ../nbs/12_report.ipynb #892f9547

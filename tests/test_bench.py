@@ -832,7 +832,11 @@ def test_scripts_refuse_bad_input_in_one_line_before_any_work(tmp_path, capsys):
                                    (g + ["--dump-features", str(user)], "--dump-features " + str(user) + " is a file"), (g, "junk.npz")],
              "laplace_predict.py": [(["--device", "gpu"], "--device gpu"), (["--out", str(folder)], "is a folder"),
                                     (["--out", str(user)], "exists and is not a record of laplace_predict.py"), (["--dim", "nan"], "argument --dim")],
-             "jpeg_distortion.py": [(g + ["--out", str(user)], "exists and is not a record of jpeg_distortion.py")]}
+             "jpeg_distortion.py": [(g + ["--out", str(user)], "exists and is not a record of jpeg_distortion.py")],
+             "corrupt_reference.py": [(["--script", "s.py", "--nope"], "unrecognized arguments: --nope")],   # the references too: one line
+             "frn_reference.py": [(["--nope"], "unrecognized arguments: --nope")],
+             "peer_simclr.py": [(g + ["--nope"], "unrecognized arguments: --nope")],
+             "compile_cache.py": [([str(tmp_path / "none.py")], "no script at")]}
     for script, runs in cases.items():
         main = _script_main(script)
         for argv, expect in runs:

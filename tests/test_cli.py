@@ -184,6 +184,15 @@ def test_flags_that_would_be_ignored_are_refused(tmp_path):
     assert not (tmp_path / "o").exists() and not (tmp_path / "e").exists()    # refused before any folder is made
 
 
+def test_a_broken_checkpoint_of_the_main_job_says_how_to_start_afresh(tmp_path):
+    from ssbnn.report import unhold
+    out = claim_folder(tmp_path / "run"); unhold(out)                           # the main job's own folder
+    (out / "pretrain.ckpt").write_bytes(b"PK\x03\x04 cut short")                # a copy cut short
+    one_line_2(call(ssbnn_main, "--out", out, "--quiet", "--device", "cpu"), "is not a readable ssbnn checkpoint")
+    one_line_2(call(ssbnn_main, "--out", out, "--quiet", "--device", "cpu"), "or pass --overwrite to start afresh")
+    assert (out / "pretrain.ckpt").read_bytes() == b"PK\x03\x04 cut short"     # kept until --overwrite says otherwise
+
+
 def test_an_out_under_a_file_is_refused_before_any_work(tmp_path):
     (tmp_path / "f").write_text("")
     one_line_2(call(ssbnn_main, "--out", tmp_path / "f" / "run", "--quiet"), "cannot be written")
