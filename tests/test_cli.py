@@ -193,6 +193,19 @@ def test_a_broken_checkpoint_of_the_main_job_says_how_to_start_afresh(tmp_path):
     assert (out / "pretrain.ckpt").read_bytes() == b"PK\x03\x04 cut short"     # kept until --overwrite says otherwise
 
 
+def test_ctrl_c_of_the_main_job_names_the_folder_to_resume(tmp_path, monkeypatch):
+    import ssbnn.cli as cli
+    from ssbnn._utils import save_checkpoint
+    from ssbnn.report import unhold
+    out = claim_folder(tmp_path / "run"); unhold(out)
+    save_checkpoint(out / "pretrain.ckpt", {"step": 1})                         # what an earlier, interrupted run left
+    def stopped(*args, **kw): raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "run_evaluation", stopped)
+    code, _, err = call(ssbnn_main, "--out", out, "--quiet", "--device", "cpu")
+    assert code == 130 and err.strip().splitlines()[-1] == f"ssbnn: interrupted; run again with --out {out} to resume", err
+    assert (out / "pretrain.ckpt").exists()
+
+
 def test_an_out_under_a_file_is_refused_before_any_work(tmp_path):
     (tmp_path / "f").write_text("")
     one_line_2(call(ssbnn_main, "--out", tmp_path / "f" / "run", "--quiet"), "cannot be written")
