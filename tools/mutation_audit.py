@@ -11,11 +11,11 @@ record and prints one line per mutant.
     python tools/mutation_audit.py [--only NOTEBOOK ...] [--out bench/results/mutation_audit_cpu.json]
 
 About 68 minutes for the 209 mutants of the recorded run on two CPU cores, 19 more for the next 25, and 84 for the 167
-added after them on 2026-11-27 (run in eight parts, at times two at once), and 160 minutes for the 151 of
-2026-11-27 to 28 (eight parts, two at once), 83 for the 97 of 2026-11-28 (five parts), and about 95 for the 149 of
-its second session (nine parts, two at once), and 33 for the 32 of its third (three parts, two at once), 7 for 11 more and
-12 for 22 more (two parts each), and 42 for the 119 of its fourth (fifteen parts, at times two at once), and 4 for the 37 of its fifth (three
-parts, two at once): 607 minutes of runs in all for the 1019.
+added after them on 2026-11-27 (run in eight parts, at times two at once), and 160 minutes for the 151 of 2026-11-27 to
+28 (eight parts, two at once), 83 for the 97 of 2026-11-28 (five parts), and about 95 for the 149 of its second session
+(nine parts, two at once), and 33 for the 32 of its third (three parts, two at once), 7 for 11 more and 12 for 22 more
+(two parts each), and 42 for the 119 of its fourth (fifteen parts, at times two at once), and 4 for the 37 of its fifth
+(three parts, two at once) and 54 for its 31 more (four parts, two at once): 661 minutes of runs in all for the 1050.
 `tests/test_mutants.py` checks that every mutant still applies to the notebooks as they are, so the list cannot
 quietly go stale.
 """
