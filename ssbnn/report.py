@@ -193,7 +193,7 @@ def unhold(out):
 
 OLDER_RUN_FILES = frozenset({"pretrain.ckpt", "model", "model.pt", "history.json", "results.json", "report.md", "metrics_vs_labels.png",
                              "tables.md", "evaluation.png", "partial.json", "predictions", "features", "tensorboard"})   # what runs wrote before marks
-_TAKEN_OVER = set()   # the unmarked folders of older runs this process's claims marked
+_TAKEN_OVER = {}   # the unmarked folders of older runs this process's claims marked: {folder: the names it held}
 
 def _older_run(out:Path, names:set) -> bool:
     "Whether `out`, unmarked, is an older ssbnn run's folder: only names a run wrote, a torch checkpoint, a model folder with its config."
@@ -225,7 +225,7 @@ def claim_folder(out, # the folder a user named
         out.mkdir(parents=True, exist_ok=True)
         if not os.access(out, os.W_OK): raise PermissionError(errno.EACCES, "Permission denied")
         _hold(out, flag, text)                                      # a live run's folder is refused before anything changes
-        if legacy: _TAKEN_OVER.add(str(out.resolve()))
+        if legacy: _TAKEN_OVER[str(out.resolve())] = frozenset(names)
     except OSError as e:
         raise ValueError(f"{flag} {out} cannot be written ({e.strerror or e}); give a writable folder") from None
     return out
@@ -246,11 +246,13 @@ def new_run_folder(name:str, # what runs, e.g. 'digits'
 def release_folder(out, # a folder `claim_folder` or `new_run_folder` took
                    existed:bool, # whether it existed before the claim
                   ):
-    "Undo a claim the run did not use: where `out` holds only the mark (or was an older run's, unmarked), remove the mark, and the folder if the claim made it."
+    "Undo a claim the run did not use: where `out` holds only the mark (or an older run's files as the claim found them), remove the mark, and the folder if the claim made it."
     out = Path(out)
-    older = str(out.resolve()) in _TAKEN_OVER
-    if not out.is_dir() or ({p.name for p in out.iterdir()} != {RUN_MARK} and not older): return
-    (out/RUN_MARK).unlink(missing_ok=True); _TAKEN_OVER.discard(str(out.resolve()))
+    if not out.is_dir(): return
+    names = {p.name for p in out.iterdir()}
+    untouched = _TAKEN_OVER.pop(str(out.resolve()), None) == names - {RUN_MARK}     # an older run's folder as the claim found it
+    if names != {RUN_MARK} and not untouched: return                             # what the run wrote stays its own: resumable
+    (out/RUN_MARK).unlink(missing_ok=True)
     if not existed: out.rmdir()
     unhold(out)                                                      # last: no other run can take the mark before it is gone
 
