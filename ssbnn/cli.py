@@ -266,7 +266,8 @@ def _eval_setup(a) -> tuple:
     else: raise ValueError("--data cifar10 needs --root DIR (with --download) or --archive FILE")
     ood = load_svhn(a.svhn_root, download=a.download) if a.svhn_root else None
     setup = cifar10_setup(data, ood=ood, ood_name="svhn" if a.svhn_root else None, device=a.device, **epochs)
-    if twice := sorted({str(p) for p in a.model or [] if [Path(q).resolve() for q in a.model].count(Path(p).resolve()) > 1}):
+    resolved = [Path(p).resolve() for p in a.model or []]
+    if twice := sorted({str(p) for p, r in zip(a.model or [], resolved) if resolved.count(r) > 1}):
         raise ValueError(f"--model names {', '.join(twice)} more than once; an ensemble's members are distinct pretrainings")
     models = [load_model(p, data.num_classes, a.device, seed=k) for k, p in enumerate(a.model or [])]
     for p, m in zip(a.model or [], models): check_unseen(m, data, p); check_objective(m, p)

@@ -376,6 +376,14 @@ def _where(a, b) -> str:
     "' (key: then, now; ...)' where two settings dicts differ, or ''."
     return f" ({'; '.join(d)})" if (d := _differs(a, b)) else ""
 
+def _record_problem(r) -> str|None:
+    "What is wrong with a saved run's record `r` (not a dict, a key missing, a metric that is no number), or None."
+    if not isinstance(r, dict): return "is not a record"
+    if lacks := [k for k in ("method", "labels", "seed") if k not in r]: return f"lacks {lacks[0]!r}"
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if odd := [k for k in METRICS if k in r and not number(r[k])]: return f"has {odd[0]} {r[odd[0]]!r}, not a number"
+    return None
+
 def read_partial(partial, # a file `write_partial` wrote, or None
                  settings:dict, # this run's settings (compared as they read back from JSON: tuples as lists)
                  inputs:dict|None=None, # what else its records rest on, {name: value}: a file made from other inputs is refused too
@@ -389,9 +397,7 @@ def read_partial(partial, # a file `write_partial` wrote, or None
     except (OSError, ValueError) as e: raise ValueError(f"{partial} is not readable ({e}); {restart}") from None
     if not isinstance(saved, dict) or not isinstance(saved.get("records"), list): raise ValueError(f"{partial} holds no list of records; {restart}")
     for i, r in enumerate(saved["records"]):                        # a hand-edited file: named now, not as a KeyError after every run
-        bad = "is not a record" if not isinstance(r, dict) else next((f"lacks {k!r}" for k in ("method", "labels", "seed") if k not in r), None) or next(
-            (f"has {k} {r[k]!r}, not a number" for k in METRICS if k in r and not (isinstance(r[k], (int, float)) and not isinstance(r[k], bool))), None)
-        if bad: raise ValueError(f"{partial}: record {i + 1} {bad}; {restart}")
+        if bad := _record_problem(r): raise ValueError(f"{partial}: record {i + 1} {bad}; {restart}")
     settings, inputs = json.loads(json.dumps([settings, inputs], default=str))   # as the file holds them
     names, made = names or {}, saved.get("inputs") or {}          # files written before 2026-11-26 say only their settings
     other = [names.get("config", "settings") + _where(saved.get("config"), settings)] if saved.get("config") != settings else []
