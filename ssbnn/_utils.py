@@ -10,11 +10,11 @@ from pathlib import Path
 import torch
 
 # %% auto #0
-__all__ = ['SEED_LIMITS', 'REBUILDABLE', 'get_device', 'warn_user', 'as_option', 'check_fields', 'check_number', 'check_seed',
-           'check_limits', 'deferred_interrupt', 'one_interrupt', 'pid_alive', 'remove_stale_temps', 'atomic_write',
-           'state_digest', 'save_checkpoint', 'load_checkpoint', 'file_sha256', 'recover_folder', 'atomic_folder',
-           'rebuildable', 'to_spec', 'from_spec', 'part_spec', 'spec_text', 'split_tensors', 'join_tensors', 'seeded',
-           'rng_state', 'set_rng_state', 'environment']
+__all__ = ['SEED_LIMITS', 'STOP_SIGNALS', 'REBUILDABLE', 'get_device', 'warn_user', 'as_option', 'check_fields', 'check_number',
+           'check_seed', 'check_limits', 'Terminated', 'deferred_interrupt', 'one_interrupt', 'termination_requests',
+           'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint', 'load_checkpoint',
+           'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec', 'part_spec',
+           'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state', 'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -95,28 +95,55 @@ def check_limits(config):
     return config
 
 # %% ../nbs/00_utils.ipynb #6ea11f2e
+class Terminated(KeyboardInterrupt):
+    "A SIGTERM (a scheduler's time limit, `kill`), raised as an interrupt so that the clean-up a Ctrl-C gets runs for it too."
+
+STOP_SIGNALS = {signal.SIGINT: KeyboardInterrupt, signal.SIGTERM: Terminated}   # the signals that stop a command, and what each raises
+
+def _handle(handler) -> dict|None:
+    "Let `handler(signum, frame)` take SIGINT and SIGTERM; the handlers it replaced, or None off the main thread (which cannot take signals)."
+    try: return {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+    except ValueError: return None
+
+def _restore(old:dict):
+    "Put back the signal handlers `_handle` replaced."
+    for s, h in old.items(): signal.signal(s, h)
+
 @contextlib.contextmanager
 def deferred_interrupt():
-    "Run a block with SIGINT held back; a Ctrl-C that came meanwhile is raised as KeyboardInterrupt after it."
-    try: old = signal.signal(signal.SIGINT, lambda *a: got.append(1))
-    except ValueError: yield; return                                 # not the main thread: nothing to hold back
+    "Run a block with SIGINT and SIGTERM held back; the first that came meanwhile is raised after it (KeyboardInterrupt, `Terminated`)."
     got = []
+    old = _handle(lambda s, frame: got.append(s))
+    if old is None: yield; return                                    # not the main thread: nothing to hold back
     try: yield
     finally:
-        signal.signal(signal.SIGINT, old)
-        if got: raise KeyboardInterrupt
+        _restore(old)
+        if got: raise STOP_SIGNALS[got[0]]
 
 @contextlib.contextmanager
 def one_interrupt(note=lambda: None):
-    "Run a block in which the first Ctrl-C raises KeyboardInterrupt and later ones only call `note()`."
-    def handler(*a):
+    "Run a block in which the first Ctrl-C (SIGTERM) raises KeyboardInterrupt (`Terminated`) and later ones only call `note()`."
+    def handler(s, frame):
         if seen: note(); return
-        seen.append(1); raise KeyboardInterrupt
+        seen.append(s); raise STOP_SIGNALS[s]
     seen = []
-    try: old = signal.signal(signal.SIGINT, handler)
-    except ValueError: yield; return
+    old = _handle(handler)
+    if old is None: yield; return
     try: yield
-    finally: signal.signal(signal.SIGINT, old)
+    finally: _restore(old)
+
+@contextlib.contextmanager
+def termination_requests():
+    "Run a block in which a first SIGTERM is only recorded, in the list yielded (the block stops when it can), and a second raises `Terminated`."
+    asked = []
+    def handler(s, frame):
+        if asked: raise Terminated
+        asked.append(s)
+    try: old = signal.signal(signal.SIGTERM, handler)
+    except ValueError: yield asked; return                           # not the main thread: no signal reaches the block
+    try: yield asked
+    finally: signal.signal(signal.SIGTERM, old)
+
 
 # %% ../nbs/00_utils.ipynb #07039e78
 def pid_alive(pid:int) -> bool:

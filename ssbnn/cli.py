@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, contextlib, json, pickle, shutil, sys, warnings, zipfile
 from pathlib import Path
 from fastcore.docments import docments
-from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint
+from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint, Terminated
 from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits, archive_splits, load_svhn, data_fingerprint
 from .train import PretrainConfig, TensorBoardLog, ResumeError
 from .features import KNNMonitor, save_features
@@ -80,15 +80,15 @@ INPUT_ERRORS = (ValueError, TypeError, RuntimeError, OSError, EOFError, zipfile.
 
 class one_line_errors:
     "Context manager: bad input (`INPUT_ERRORS`: values, files, archives, networks) prints `prog: error: ...` and sets `code` to 2."
-    def __init__(self, prog:str, interrupted="interrupted", # what a Ctrl-C says: text, or a function giving it once the clean-up is done
+    def __init__(self, prog:str, advice="", # what a stop (Ctrl-C, SIGTERM) adds to 'interrupted'/'terminated': text, or a function giving it once the clean-up is done
                  errors:tuple=INPUT_ERRORS, # the exceptions that are bad input (others keep their traceback)
                 ):
-        self.prog, self.interrupted, self.errors, self.code, self._undo, self._last = prog, interrupted, errors, 0, [], []
+        self.prog, self.advice, self.errors, self.code, self._undo, self._last = prog, advice, errors, 0, [], []
         self.folder = None                                          # the run's folder, once claimed (`_out_dir`)
         self._once = one_interrupt(lambda: print(f"{prog}: stopping, please wait", file=sys.stderr))
 
     def __enter__(self):
-        self._once.__enter__(); return self                       # a second Ctrl-C does not cut the clean-up short
+        self._once.__enter__(); return self                       # a second Ctrl-C (SIGTERM) does not cut the clean-up short
 
     def on_failure(self, undo):
         "Call `undo()` if the block ends in an error or an interrupt (e.g. `release_folder`); the last given is called first."
@@ -103,8 +103,9 @@ class one_line_errors:
             for undo in [*reversed(self._undo if kind is not None else []), *self._last]:
                 with contextlib.suppress(OSError): undo()
             if kind is not None and issubclass(kind, KeyboardInterrupt):
-                said = self.interrupted() if callable(self.interrupted) else self.interrupted
-                print(f"{self.prog}: {said}", file=sys.stderr); self.code = 130; return True
+                said = self.advice() if callable(self.advice) else self.advice
+                word, self.code = ("terminated", 143) if issubclass(kind, Terminated) else ("interrupted", 130)   # 128 + the signal's number
+                print(f"{self.prog}: {word}" + (f"; {said}" if said else ""), file=sys.stderr); return True
             if kind is not None and issubclass(kind, self.errors):
                 text = " ".join(str(err).split()) or kind.__name__
                 if isinstance(err, OSError) and err.filename and str(err.filename) not in text: text += f": {err.filename}"
@@ -165,15 +166,15 @@ def run(args, status:one_line_errors|None=None) -> Path:
           f"results in {out}/results.json, report in {out}/report.md, the pretrained model in {out}/model (SSBNN.load)")
     return out
 
-def _interrupted(folder:Path|None) -> str:
-    "What a Ctrl-C of the main job says, once its clean-up is done: how to resume from the checkpoint it left, or that none was left."
-    if folder is not None and (folder/"pretrain.ckpt").exists(): return f"interrupted; run again with --out {folder} to resume"
-    return "interrupted before pretraining's first checkpoint; nothing was kept to resume from"
+def _resume_advice(folder:Path|None, again:str="run again with --out {folder} to resume") -> str:
+    "What a stopped run says once its clean-up is done: how to resume from the checkpoint it left in `folder`, or that none was left."
+    if folder is not None and (Path(folder)/"pretrain.ckpt").exists(): return again.format(folder=folder)
+    return "nothing was kept to resume from (pretraining had written no checkpoint yet)"
 
 def main(argv=None) -> int:
     "Entry point of the `ssbnn` console script: bad input prints one line and exits with status 2."
     args = make_parser().parse_args(argv)
-    with one_line_errors("ssbnn", lambda: _interrupted(status.folder)) as status: run(args, status)
+    with one_line_errors("ssbnn", lambda: _resume_advice(status.folder)) as status: run(args, status)
     return status.code
 
 # %% ../nbs/14_cli.ipynb #0820112b
@@ -276,7 +277,7 @@ def _eval_setup(a) -> tuple:
 def evaluate_main(argv=None) -> int:
     "Entry point of `ssbnn-evaluate`: bad input prints one line and exits with status 2."
     a = evaluate_parser().parse_args(argv)
-    with one_line_errors("ssbnn-evaluate", "interrupted; an evaluation continues from its finished runs when run again with the same --out") as status:
+    with one_line_errors("ssbnn-evaluate", "an evaluation continues from its finished runs when run again with the same --out") as status:
         if a.merge: _merge(a, status); return status.code
         get_device(a.device)
         names_of = lambda s: tuple(m.strip() for m in s.split(",") if m.strip())
@@ -368,7 +369,7 @@ def _as_made(made:dict) -> str:
 def pretrain_main(argv=None) -> int:
     "Entry point of `ssbnn-pretrain`: bad input prints one line and exits with status 2."
     a = pretrain_parser().parse_args(argv)
-    with one_line_errors("ssbnn-pretrain") as status:
+    with one_line_errors("ssbnn-pretrain", lambda: _resume_advice(a.out, "run the same command again to resume from its checkpoint")) as status:
         env = init_distributed(a.device)                   # under torchrun: join the other processes; else rank 0 of 1
         say = print if env.is_main else (lambda *args, **kw: None)
         device = str(env.device if env.distributed else get_device(a.device))

@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_train.ipynb #b3c597b7
 from __future__ import annotations
-import hashlib, math, os, time
+import contextlib, hashlib, math, os, time
 from enum import Enum
 from dataclasses import dataclass, asdict
 from typing import ClassVar
@@ -14,7 +14,7 @@ from torch import nn, Tensor
 from torch.nn.utils import get_total_norm
 from tqdm.auto import tqdm
 from ._utils import (SEED_LIMITS, get_device, as_option, check_fields, check_limits, check_number, save_checkpoint, load_checkpoint, remove_stale_temps,
-                          rng_state, set_rng_state, part_spec, spec_text)
+                          rng_state, set_rng_state, part_spec, spec_text, Terminated, termination_requests)
 from .data import check_images, check_labels, as_float, data_fingerprint, class_count
 from .augment import compiled_augment
 from .models import check_channels, FRN
@@ -538,31 +538,34 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     started = saved = time.time()
     late = False
     first_bad = torch.full((), -1, device=device)                # the first step with a non-finite loss, kept on the device
-    for step in bar:
-        loss, terms = task(*_draw(x, augment, m, run, shared, gen, base, labelled))
-        first_bad = torch.where((first_bad < 0) & ~torch.isfinite(loss.detach()), step, first_bad)   # no host sync
-        done, stop = step + 1, False
-        logs = done % config.log_every == 0 or done == total or (monitor and done % every == 0)
-        opt.zero_grad(set_to_none=True); loss.backward()
-        before = [w.detach().clone() for w in ws] if logs else None    # a copy at log steps only
-        capped = opt.capped() if logs and isinstance(opt, LARS) else None   # the rates this step takes
-        opt.step(); sched.step()
-        if logs:
-            if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)   # every rank stops
-            rec, t_mon = {**_record(done, loss, terms, sched, time.time() - t0), **_moved(ws, before)}, time.time()
-            if capped is not None: rec["lars_capped"] = capped.item()
-            if monitor and (done % every == 0 or done == total): rec.update(run.on_main(lambda: monitor(encoder)))
-            t0 += time.time() - t_mon                                   # "seconds" counts training, not monitoring
-            history.append(rec)
-            if on_record is not None and run.is_main: on_record(rec)
-            bar.set_postfix(loss=f"{rec['loss']:.3f}", tau=f"{rec['tau']:.3f}", sigma=f"{rec['sigma']:.3f}")
-            late, stop = run.on_main(lambda: (time.time() - saved > 60 * config.checkpoint_minutes,
-                                              0 < config.max_minutes <= (time.time() - started) / 60))
-        if checkpoint is not None and (done % config.checkpoint_every == 0 or done == total or late or stop):
-            if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)
-            run.save(checkpoint, training_state(checkpoint, config, mods, opt, sched, shared, done, history, data), gen)
-            good, saved, late = done, time.time(), False
-        if stop: break
+    stop_asked = termination_requests() if checkpoint is not None else contextlib.nullcontext([])   # a SIGTERM: stop at the next log step, checkpointed
+    with stop_asked as asked:
+        for step in bar:
+            loss, terms = task(*_draw(x, augment, m, run, shared, gen, base, labelled))
+            first_bad = torch.where((first_bad < 0) & ~torch.isfinite(loss.detach()), step, first_bad)   # no host sync
+            done, stop, term = step + 1, False, False
+            logs = done % config.log_every == 0 or done == total or (monitor and done % every == 0)
+            opt.zero_grad(set_to_none=True); loss.backward()
+            before = [w.detach().clone() for w in ws] if logs else None    # a copy at log steps only
+            capped = opt.capped() if logs and isinstance(opt, LARS) else None   # the rates this step takes
+            opt.step(); sched.step()
+            if logs:
+                if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)   # every rank stops
+                rec, t_mon = {**_record(done, loss, terms, sched, time.time() - t0), **_moved(ws, before)}, time.time()
+                if capped is not None: rec["lars_capped"] = capped.item()
+                if monitor and (done % every == 0 or done == total): rec.update(run.on_main(lambda: monitor(encoder)))
+                t0 += time.time() - t_mon                                   # "seconds" counts training, not monitoring
+                history.append(rec)
+                if on_record is not None and run.is_main: on_record(rec)
+                bar.set_postfix(loss=f"{rec['loss']:.3f}", tau=f"{rec['tau']:.3f}", sigma=f"{rec['sigma']:.3f}")
+                late, stop, term = run.on_main(lambda: (time.time() - saved > 60 * config.checkpoint_minutes,
+                                                        0 < config.max_minutes <= (time.time() - started) / 60, bool(asked)))
+            if checkpoint is not None and (done % config.checkpoint_every == 0 or done == total or late or stop or term):
+                if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)
+                run.save(checkpoint, training_state(checkpoint, config, mods, opt, sched, shared, done, history, data), gen)
+                good, saved, late = done, time.time(), False
+            if term: raise Terminated(f"stopped by a SIGTERM at step {done} of {total}; checkpoint {checkpoint} saved")
+            if stop: break
     if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)
     return history
 

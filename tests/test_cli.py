@@ -108,6 +108,7 @@ import numpy as np
 import torch
 from ssbnn.cli import main as ssbnn_main, evaluate_main, pretrain_main, one_line_errors
 from ssbnn.report import write_results, RUN_MARK, claim_folder
+from ssbnn._utils import Terminated
 
 
 def call(entry, *argv):
@@ -193,16 +194,18 @@ def test_a_broken_checkpoint_of_the_main_job_says_how_to_start_afresh(tmp_path):
     assert (out / "pretrain.ckpt").read_bytes() == b"PK\x03\x04 cut short"     # kept until --overwrite says otherwise
 
 
-def test_ctrl_c_of_the_main_job_names_the_folder_to_resume(tmp_path, monkeypatch):
+@pytest.mark.parametrize("stop,code,word", [(KeyboardInterrupt, 130, "interrupted"), (Terminated, 143, "terminated")])
+def test_ctrl_c_of_the_main_job_names_the_folder_to_resume(tmp_path, monkeypatch, stop, code, word):
+    "A Ctrl-C, or a SIGTERM (`Terminated`): the message names the folder to resume from, and the exit status is 128 + the signal's number."
     import ssbnn.cli as cli
     from ssbnn._utils import save_checkpoint
     from ssbnn.report import unhold
     out = claim_folder(tmp_path / "run"); unhold(out)
     save_checkpoint(out / "pretrain.ckpt", {"step": 1})                         # what an earlier, interrupted run left
-    def stopped(*args, **kw): raise KeyboardInterrupt
+    def stopped(*args, **kw): raise stop
     monkeypatch.setattr(cli, "run_evaluation", stopped)
-    code, _, err = call(ssbnn_main, "--out", out, "--quiet", "--device", "cpu")
-    assert code == 130 and err.strip().splitlines()[-1] == f"ssbnn: interrupted; run again with --out {out} to resume", err
+    got, _, err = call(ssbnn_main, "--out", out, "--quiet", "--device", "cpu")
+    assert got == code and err.strip().splitlines()[-1] == f"ssbnn: {word}; run again with --out {out} to resume", err
     assert (out / "pretrain.ckpt").exists()
 
 
@@ -227,12 +230,37 @@ def test_ctrl_c_while_results_are_written_leaves_the_whole_set(tmp_path, monkeyp
 def test_a_second_ctrl_c_does_not_cut_the_clean_up_short():
     status, err = None, io.StringIO()
     with contextlib.redirect_stderr(err):
-        with one_line_errors("demo", "interrupted; run again") as status:
+        with one_line_errors("demo", "run again") as status:
             try: os.kill(os.getpid(), signal.SIGINT)
             except KeyboardInterrupt:
                 os.kill(os.getpid(), signal.SIGINT)                       # impatient: during the clean-up
                 raise
     assert status.code == 130 and err.getvalue().splitlines() == ["demo: stopping, please wait", "demo: interrupted; run again"]
+
+
+def test_a_sigterm_stops_pretraining_at_a_checkpoint_it_resumes_from(tmp_path, monkeypatch):
+    "A scheduler's SIGTERM at its time limit: ssbnn-pretrain checkpoints at its next log step, says how to go on and exits with 143."
+    import ssbnn.cli as cli
+    from ssbnn._utils import load_checkpoint
+    common = ["--archive", _archive(tmp_path / "a.npz", n=31), "--eval", "6", "--epochs", "3", "--batch-size", "8", "--device", "cpu",
+              "--no-compile", "--quiet", "--out", tmp_path / "o"]
+    real, sent = cli.KNNMonitor, []
+    def monitor_then_sigterm(*a, **kw):
+        knn = real(*a, **kw)
+        def monitor(encoder):
+            if not sent: sent.append(1); os.kill(os.getpid(), signal.SIGTERM)     # at the first monitored step, as `timeout` would
+            return knn(encoder)
+        return monitor
+    monkeypatch.setattr(cli, "KNNMonitor", monitor_then_sigterm)
+    code, _, err = call(pretrain_main, *common)
+    assert code == 143 and err.strip().splitlines()[-1] == "ssbnn-pretrain: terminated; run the same command again to resume from its checkpoint", err
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL                   # the command's handlers are put back
+    saved = load_checkpoint(tmp_path / "o" / "pretrain.ckpt")
+    assert 0 < saved["step"] < 9 and saved["history"][-1]["step"] == saved["step"], saved["step"]   # at the signal's step
+    monkeypatch.undo()
+    code, stdout, err = call(pretrain_main, *common)
+    assert code == 0 and "resuming" in stdout, err
+    assert json.loads((tmp_path / "o" / "results.json").read_text())["steps"] == 9
 
 
 def _archive(path, n=30, corrupt=None):
