@@ -204,6 +204,7 @@ class DDPRun(OneProcess):
         "Checkpoint from rank 0, with every rank's RNG states (every rank calls it)."
         ranks = _rank_states(gen, self.env)
         if self.is_main: save_checkpoint(path, {**state, "ranks": ranks})
+        dist.barrier()                                  # every rank leaves with the file whole: one that stops now (a SIGTERM) cannot cut rank 0's write short
 
     def resume(self, path, config, mods, opt, sched, shared, gen, data=None) -> tuple[int, list]:
         "Restore a checkpoint written on as many ranks; each rank gets its own RNG states back."

@@ -6,7 +6,7 @@ from conftest import console
 EPOCHS, BATCH = 3, 64                            # 200 digits, tasks of 64 images (32 per rank): 10 steps
 
 
-def _run(folder, checkpoint=None, crash_at=None, seed=0):
+def _run(folder, checkpoint=None, crash_at=None, seed=0, every=2, on_record=None):
     "A tiny digits pretraining on this rank, optionally killed at its `crash_at`-th step; returns (state dicts, history)."
     import torch
     from ssbnn.data import load_digits_splits
@@ -24,11 +24,13 @@ def _run(folder, checkpoint=None, crash_at=None, seed=0):
             if calls["n"] == crash_at: raise KeyboardInterrupt("killed")
             return real(*a, **k)
         e.forward = crash
-    cfg = PretrainConfig(epochs=EPOCHS, batch_size=BATCH, checkpoint_every=2, log_every=1, device="cpu")
+    cfg = PretrainConfig(epochs=EPOCHS, batch_size=BATCH, checkpoint_every=every, log_every=1, device="cpu")
     x = load_digits_splits().x_train[:200]
     try: hist = pretrain(f, g, e, x, DigitsAugment(), cfg, checkpoint=None if checkpoint is None else f"{folder}/{checkpoint}", progress=False,
-                         run=DDPRun())
-    except KeyboardInterrupt: hist = None
+                         run=DDPRun(), on_record=on_record)
+    except KeyboardInterrupt:
+        if not crash_at: raise                                           # a SIGTERM's `Terminated` goes to the caller
+        hist = None
     return {k: v.clone() for m in (f, g, e) for k, v in m.state_dict().items()}, hist
 
 
@@ -56,6 +58,29 @@ def test_two_rank_run_resumes_exactly(tmp_path):
     drop = lambda h: [{k: v for k, v in row.items() if k != "seconds"} for row in h]
     assert drop(ranks[0]["hist_resumed"]) == drop(ranks[0]["hist_full"]) == drop(ranks[1]["hist_full"])
     assert ranks[0]["hist_full"][-1]["step"] == 10
+
+
+def _sigterm_and_resume(folder):
+    "On every rank: an uninterrupted run, a run whose rank 0 gets a SIGTERM at step 4 (checkpoints by count: never), and its resumption."
+    import os, signal, torch
+    from ssbnn._utils import Terminated
+    def sigterm_at_4(row):                                               # called on rank 0 only, as torchrun's SIGTERM reaches it
+        if row["step"] == 4: os.kill(os.getpid(), signal.SIGTERM)
+    full, _ = _run(folder)
+    try: _run(folder, "term.pt", every=100, on_record=sigterm_at_4); said = None
+    except Terminated as e: said = str(e)
+    saved = torch.load(f"{folder}/term.pt", weights_only=True)
+    resumed, _ = _run(folder, "term.pt", seed=7, every=100)
+    return {"full": full, "resumed": resumed, "said": said, "step": saved["step"], "ranks": len(saved["ranks"])}
+
+
+def test_a_sigterm_stops_every_rank_at_one_checkpoint(tmp_path):
+    "Rank 0's SIGTERM stops both ranks at the same log step, after one checkpoint of both ranks' states, which resumes exactly."
+    from ssbnn.distributed import run_local
+    ranks = run_local(_sigterm_and_resume, 2, str(tmp_path), timeout=240)
+    for r in ranks:
+        assert r["said"] == f"stopped by a SIGTERM at step 4 of 10; checkpoint {tmp_path}/term.pt saved" and (r["step"], r["ranks"]) == (4, 2), r
+        for k, v in r["full"].items(): assert (v == r["resumed"][k]).all(), k
 
 
 def _tiny_archive(path, n=120, size=16):
