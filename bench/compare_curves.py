@@ -39,6 +39,15 @@ def compare(before:dict, after:dict, noise:dict, factor:float=2.) -> dict:
     return out
 
 
+def read_run(path:Path, flag:str) -> dict:
+    "A `bench/pretrain_cifar.py` record read from `path`: a JSON object with its `history` (rows with a step) and `seconds_per_epoch`."
+    rec = json.loads(path.read_text())
+    if not (isinstance(rec, dict) and isinstance(rec.get("history"), list) and all(isinstance(r, dict) and "step" in r for r in rec["history"])
+            and isinstance(rec.get("seconds_per_epoch"), (int, float))):
+        raise ValueError(f"{flag} {path} is not a bench/pretrain_cifar.py record (a JSON object with its history and seconds_per_epoch)")
+    return rec
+
+
 def main(argv=None):
     p = parser(__doc__)
     for name in ("before", "after", "noise"): p.add_argument(f"--{name}", type=Path, required=True)
@@ -46,7 +55,7 @@ def main(argv=None):
     p.add_argument("--out", type=Path, default=None, help="JSON record (default: print it)")
     a = p.parse_args(argv)
     try:
-        runs = [json.loads(getattr(a, n).read_text()) for n in ("before", "after", "noise")]
+        runs = [read_run(getattr(a, n), f"--{n}") for n in ("before", "after", "noise")]
         res = compare(*runs, factor=a.factor)
     except (OSError, ValueError, KeyError) as e: p.error(f"{type(e).__name__}: {e}")
     text = json.dumps(res, indent=1)

@@ -295,8 +295,9 @@ def read_jpeg_archive(path, # .npz with `jpeg` (uint8 bytes), `offsets` (N+1,), 
         jpeg, offsets, labels = z["jpeg"], z["offsets"], z["labels"]
     except KeyError as e: raise ValueError(f"archive {path} has no array {e}; a packed-JPEG archive holds jpeg, offsets and labels") from None
     except (OSError, ValueError, EOFError, IndexError, TypeError, zipfile.BadZipFile, zlib.error, pickle.UnpicklingError) as e:
-        raise ValueError(f"archive {path} is not a readable .npz file ({str(e).splitlines()[0] if str(e) else type(e).__name__}); "
-                         f"is it complete?") from None
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if not isinstance(e, OSError) and not zipfile.is_zipfile(path): why = "it is no zip archive, which an .npz is"   # not numpy's pickle advice
+        raise ValueError(f"archive {path} is not a readable .npz file ({why}); is it complete?") from None
     if len(offsets) != len(labels) + 1 or len(labels) == 0 or np.any(np.diff(offsets) <= 0) or offsets[-1] > len(jpeg):
         raise ValueError(f"archive {path} is inconsistent: {len(labels)} labels, {len(offsets)} offsets into {len(jpeg)} bytes")
     keep = np.random.default_rng(seed).permutation(len(labels))[:subset] if subset else np.arange(len(labels))

@@ -42,6 +42,10 @@ def test_cli_exit_codes(tmp_path, capsys):
     assert shifted.returncode == 1 and "loss: " in shifted.stdout and "OUTSIDE noise" in shifted.stdout
     missing = run("nothing.json")
     assert missing.returncode == 2 and "FileNotFoundError" in missing.stderr.splitlines()[-1]
+    for name, text in (("list.json", "[1, 2]"), ("other.json", '{"rows": []}'), ("rows.json", '{"history": [1], "seconds_per_epoch": 1.0}')):
+        (tmp_path / name).write_text(text)                                 # JSON, but not a pretraining record
+        r = run(name); said = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(said) == 1 and f"--after {tmp_path / name} is not a bench/pretrain_cifar.py record" in said[0], said
 
 
 def test_compile_graph_refuses_a_task_without_negatives(capsys):
