@@ -502,7 +502,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
              x, # unlabelled images (N,C,H,W) in [0,1]
              augment, # the augmentation family: (images, generator) -> images
              config:PretrainConfig|None=None, # loop settings
-             checkpoint=None, # path of a checkpoint file: resumed from if it exists, written every `checkpoint_every` steps
+             checkpoint=None, # path of a checkpoint file: resumed from if it exists, written every `checkpoint_every` steps and where a SIGTERM stops the run
              progress:bool=True, # show a progress bar
              labelled:LabelledTask|None=None, # labelled data for the SS-BNN* objective
              monitor=None, # callable(encoder) -> dict, e.g. a `KNNMonitor`, run every `monitor_every` epochs and at the end
