@@ -146,10 +146,11 @@ def labelled_scores(model, data, budget:int, seed:int, held_out_train:bool=False
     return evaluate(model.predict_proba(x), y), evaluate(model.predict_proba(x, laplace=False), y)
 
 
-def write_rows(out, rows:list, seeds:int):
-    "The rows, the seeds and this machine's environment as JSON: written atomically to `out`, or to stdout."
+def write_rows(out, rows:list, seeds:int, command:str|None=None):
+    "The rows, the seeds, this machine's environment (and the `command` that made them) as JSON: written atomically to `out`, or to stdout."
     import json, torch
     from ssbnn._utils import atomic_write, environment
-    text = json.dumps({"rows": rows, "meta": {"seeds": seeds, **environment(torch.device("cpu"))}}, indent=1)
+    text = json.dumps({"rows": rows, "meta": {"seeds": seeds, **environment(torch.device("cpu"))},
+                       **({"command": command} if command else {})}, indent=1)
     if out: atomic_write(out, lambda f: f.write_text(text))
     else: sys.stdout.write(text + "\n")

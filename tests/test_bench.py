@@ -837,6 +837,8 @@ def test_scripts_refuse_bad_input_in_one_line_before_any_work(tmp_path, capsys):
              "laplace_predict.py": [(["--device", "gpu"], "--device gpu"), (["--out", str(folder)], "is a folder"),
                                     (["--out", str(user)], "exists and is not a record of laplace_predict.py"), (["--dim", "nan"], "argument --dim")],
              "jpeg_distortion.py": [(g + ["--out", str(user)], "exists and is not a record of jpeg_distortion.py")],
+             "digits_map_calibration.py": [(["--budgets", "10,foo"], "--budgets: budget 'foo' is not a number"), (["--seeds", "0"], "argument --seeds"),
+                                           (["--out", str(user)], "exists and is not a record of digits_map_calibration.py"), (["--out", str(folder)], "is a folder")],
              "corrupt_reference.py": [(["--script", "s.py", "--nope"], "unrecognized arguments: --nope")],   # the references too: one line
              "frn_reference.py": [(["--nope"], "unrecognized arguments: --nope")],
              "peer_simclr.py": [(g + ["--nope"], "unrecognized arguments: --nope")],
@@ -849,6 +851,23 @@ def test_scripts_refuse_bad_input_in_one_line_before_any_work(tmp_path, capsys):
             err = capsys.readouterr().err.strip().splitlines()
             assert e.value.code == 2 and len(err) == 1 and expect in err[0], (script, argv, err)
     assert user.read_text() == '{"my": "notes"}' and (job / "results.json").read_text() == "{}" and not (tmp_path / "m").exists()
+
+
+def test_digits_map_calibration_record(tmp_path, capsys, monkeypatch):
+    "A variant's row: the MAP network's confidence gap and its Laplace posterior's prior; a record its script may replace."
+    from common import out_file
+    main = _script_main("digits_map_calibration.py")
+    assert list(main.__globals__["VARIANTS"]) == ["mild, best epoch", "mild, at the stop", "none, best epoch", "none, at the stop", "mild, all 300 epochs"]
+    monkeypatch.setitem(main.__globals__, "VARIANTS", {"mild, best epoch": ("mild", True, 25)})    # the main job's, alone: seconds
+    capsys.readouterr()
+    main(["--budgets", "10", "--seeds", "1", "--out", str(tmp_path / "cal.json")])
+    assert "mild, best epoch      10 labels: accuracy" in capsys.readouterr().out
+    rec = json.loads((tmp_path / "cal.json").read_text())
+    (row,) = rec["rows"]; (run,) = row["runs"]
+    assert row["labels"] == 10 and abs(run["map_gap_pts"] - 100 * (run["map_confidence"] - run["map_accuracy"])) < 1e-9
+    assert run["prior_precision"] > 0 and isinstance(run["prior_on_edge"], bool) and row["edge_picks"] == int(run["prior_on_edge"])
+    assert 25 <= run["epochs"] < 300 and row["min_epochs"] == 25                                    # stopped early
+    assert out_file("digits_map_calibration.py", tmp_path / "cal.json") == tmp_path / "cal.json"   # names its command: replaceable
 
 
 def test_out_file_replaces_only_the_scripts_own_records(tmp_path):
