@@ -111,38 +111,36 @@ def _restore(old:dict):
 
 @contextlib.contextmanager
 def deferred_interrupt():
-    "Run a block with SIGINT and SIGTERM held back; the first that came meanwhile is raised after it (KeyboardInterrupt, `Terminated`)."
+    "Run a block with SIGINT and SIGTERM held back; the first that came meanwhile is sent again after it, to the handler the block found."
     got = []
     old = _handle(lambda s, frame: got.append(s))
     if old is None: yield; return                                    # not the main thread: nothing to hold back
     try: yield
     finally:
         _restore(old)
-        if got: raise STOP_SIGNALS[got[0]]
+        if got: signal.raise_signal(got[0])                          # that handler decides: raise (a command's), record (pretraining's) or end the process
 
 @contextlib.contextmanager
 def one_interrupt(note=lambda: None):
-    "Run a block in which the first Ctrl-C (SIGTERM) raises KeyboardInterrupt (`Terminated`) and later ones only call `note()`."
+    "Run a block in which the first Ctrl-C (SIGTERM) raises KeyboardInterrupt (`Terminated`) and later ones only call `note()`; yields the stops seen (add one raised elsewhere)."
     def handler(s, frame):
         if seen: note(); return
         seen.append(s); raise STOP_SIGNALS[s]
     seen = []
     old = _handle(handler)
-    if old is None: yield; return
-    try: yield
+    if old is None: yield seen; return
+    try: yield seen
     finally: _restore(old)
 
 @contextlib.contextmanager
 def termination_requests():
-    "Run a block in which a first SIGTERM is only recorded, in the list yielded (the block stops when it can), and a second raises `Terminated`."
+    "Run a block in which a SIGTERM is only recorded, in the list yielded (the block stops when it can); one it left unanswered is sent again after it."
     asked = []
-    def handler(s, frame):
-        if asked: raise Terminated
-        asked.append(s)
-    try: old = signal.signal(signal.SIGTERM, handler)
+    try: old = signal.signal(signal.SIGTERM, lambda s, frame: asked.append(s))   # a repeat too: torchrun's workers get the scheduler's and torchrun's
     except ValueError: yield asked; return                           # not the main thread: no signal reaches the block
     try: yield asked
     finally: signal.signal(signal.SIGTERM, old)
+    if asked: signal.raise_signal(signal.SIGTERM)                    # reached only when the block ends without an error: a request after its last check
 
 
 # %% ../nbs/00_utils.ipynb #07039e78

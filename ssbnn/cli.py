@@ -88,7 +88,7 @@ class one_line_errors:
         self._once = one_interrupt(lambda: print(f"{prog}: stopping, please wait", file=sys.stderr))
 
     def __enter__(self):
-        self._once.__enter__(); return self                       # a second Ctrl-C (SIGTERM) does not cut the clean-up short
+        self._seen = self._once.__enter__(); return self          # a second Ctrl-C (SIGTERM) does not cut the clean-up short
 
     def on_failure(self, undo):
         "Call `undo()` if the block ends in an error or an interrupt (e.g. `release_folder`); the last given is called first."
@@ -100,6 +100,7 @@ class one_line_errors:
 
     def __exit__(self, kind, err, tb):
         try:
+            if kind is not None and issubclass(kind, KeyboardInterrupt): self._seen.append(kind)   # a stop raised elsewhere (pretraining's, after its checkpoint) counts as the first
             for undo in [*reversed(self._undo if kind is not None else []), *self._last]:
                 with contextlib.suppress(OSError): undo()
             if kind is not None and issubclass(kind, KeyboardInterrupt):

@@ -200,6 +200,12 @@ class DDPRun(OneProcess):
 
     def on_main(self, fn): return _on_main(fn, self.env)
 
+    def any_rank(self, flag:bool) -> bool:
+        "Whether `flag` holds on any rank (a collective: every rank calls it)."
+        t = torch.tensor(float(flag), device=self.env.device)
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        return bool(t.item())
+
     def save(self, path, state:dict, gen):
         "Checkpoint from rank 0, with every rank's RNG states (every rank calls it)."
         ranks = _rank_states(gen, self.env)

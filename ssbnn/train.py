@@ -432,6 +432,10 @@ class OneProcess:
         "`fn()` on rank 0, its result given to every rank."
         return fn()
 
+    def any_rank(self, flag:bool) -> bool:
+        "Whether `flag` holds on any rank (the distributed run's is a collective: every rank calls it)."
+        return flag
+
     def save(self, path, state:dict, gen):
         "Write a checkpoint."
         save_checkpoint(path, state)
@@ -538,12 +542,13 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     started = saved = time.time()
     late = False
     first_bad = torch.full((), -1, device=device)                # the first step with a non-finite loss, kept on the device
-    stop_asked = termination_requests() if checkpoint is not None else contextlib.nullcontext([])   # a SIGTERM: stop at the next log step, checkpointed
+    stop_asked = termination_requests() if checkpoint is not None else contextlib.nullcontext([])   # a SIGTERM: stop checkpointed, when it can
     with stop_asked as asked:
         for step in bar:
             loss, terms = task(*_draw(x, augment, m, run, shared, gen, base, labelled))
             first_bad = torch.where((first_bad < 0) & ~torch.isfinite(loss.detach()), step, first_bad)   # no host sync
-            done, stop, term = step + 1, False, False
+            done, stop = step + 1, False
+            term = run.world_size == 1 and bool(asked)                # one process stops at once; ranks agree at log steps, below
             logs = done % config.log_every == 0 or done == total or (monitor and done % every == 0)
             opt.zero_grad(set_to_none=True); loss.backward()
             before = [w.detach().clone() for w in ws] if logs else None    # a copy at log steps only
@@ -558,8 +563,9 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
                 history.append(rec)
                 if on_record is not None and run.is_main: on_record(rec)
                 bar.set_postfix(loss=f"{rec['loss']:.3f}", tau=f"{rec['tau']:.3f}", sigma=f"{rec['sigma']:.3f}")
-                late, stop, term = run.on_main(lambda: (time.time() - saved > 60 * config.checkpoint_minutes,
-                                                        0 < config.max_minutes <= (time.time() - started) / 60, bool(asked)))
+                late, stop = run.on_main(lambda: (time.time() - saved > 60 * config.checkpoint_minutes,
+                                                  0 < config.max_minutes <= (time.time() - started) / 60))
+                term = run.any_rank(bool(asked))                        # a SIGTERM on any rank stops them all, at this step
             if checkpoint is not None and (done % config.checkpoint_every == 0 or done == total or late or stop or term):
                 if first_bad.item() >= 0: raise _nonfinite(int(first_bad.item()), checkpoint, good, config)
                 run.save(checkpoint, training_state(checkpoint, config, mods, opt, sched, shared, done, history, data), gen)

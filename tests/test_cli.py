@@ -238,6 +238,16 @@ def test_a_second_ctrl_c_does_not_cut_the_clean_up_short():
     assert status.code == 130 and err.getvalue().splitlines() == ["demo: stopping, please wait", "demo: interrupted; run again"]
 
 
+def test_a_sigterm_during_the_clean_up_of_a_stopped_run_is_only_noted():
+    "Pretraining raises `Terminated` itself after its checkpoint: a second SIGTERM during the clean-up that follows is noted, not raised."
+    status, err = None, io.StringIO()
+    with contextlib.redirect_stderr(err):
+        with one_line_errors("demo", "run again") as status:
+            status.on_failure(lambda: os.kill(os.getpid(), signal.SIGTERM))   # impatient: while the folder is given back
+            raise Terminated("stopped by a SIGTERM at step 4 of 10")          # as pretrain raises it
+    assert status.code == 143 and err.getvalue().splitlines() == ["demo: stopping, please wait", "demo: terminated; run again"]
+
+
 def test_a_sigterm_stops_pretraining_at_a_checkpoint_it_resumes_from(tmp_path, monkeypatch):
     "A scheduler's SIGTERM at its time limit: ssbnn-pretrain checkpoints at its next log step, says how to go on and exits with 143."
     import ssbnn.cli as cli
@@ -252,9 +262,10 @@ def test_a_sigterm_stops_pretraining_at_a_checkpoint_it_resumes_from(tmp_path, m
             return knn(encoder)
         return monitor
     monkeypatch.setattr(cli, "KNNMonitor", monitor_then_sigterm)
+    before = signal.getsignal(signal.SIGTERM)
     code, _, err = call(pretrain_main, *common)
     assert code == 143 and err.strip().splitlines()[-1] == "ssbnn-pretrain: terminated; run the same command again to resume from its checkpoint", err
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL                   # the command's handlers are put back
+    assert signal.getsignal(signal.SIGTERM) is before                          # the command's handlers are put back
     saved = load_checkpoint(tmp_path / "o" / "pretrain.ckpt")
     assert 0 < saved["step"] < 9 and saved["history"][-1]["step"] == saved["step"], saved["step"]   # at the signal's step
     monkeypatch.undo()

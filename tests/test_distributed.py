@@ -1,14 +1,15 @@
 "Pretraining on several processes: a killed 2-rank run resumes exactly, `ssbnn-pretrain` runs under torchrun (gloo, CPU), and the gathered task compiles into one graph."
 import io, json, subprocess
 import numpy as np
+import pytest
 from conftest import console
 
 EPOCHS, BATCH = 3, 64                            # 200 digits, tasks of 64 images (32 per rank): 10 steps
 
 
-def _run(folder, checkpoint=None, crash_at=None, seed=0, every=2, on_record=None):
-    "A tiny digits pretraining on this rank, optionally killed at its `crash_at`-th step; returns (state dicts, history)."
-    import torch
+def _run(folder, checkpoint=None, crash_at=None, seed=0, every=2, term_at=None, log_every=1):
+    "A tiny digits pretraining on this rank, optionally killed at its `crash_at`-th step or sent a SIGTERM in its `term_at`-th; returns (state dicts, history)."
+    import os, signal, torch
     from ssbnn.data import load_digits_splits
     from ssbnn.augment import DigitsAugment
     from ssbnn.models import DigitsCNN, ProjectionHead
@@ -17,17 +18,18 @@ def _run(folder, checkpoint=None, crash_at=None, seed=0, every=2, on_record=None
     from ssbnn.distributed import DDPRun
     torch.manual_seed(seed)
     f, g, e = DigitsCNN(width=8, dim=16), ProjectionHead(16, out_dim=8), ContrastiveELBO()
-    if crash_at:
+    if crash_at or term_at:
         real, calls = e.forward, {"n": 0}
-        def crash(*a, **k):
+        def hook(*a, **k):
             calls["n"] += 1
             if calls["n"] == crash_at: raise KeyboardInterrupt("killed")
+            if calls["n"] == term_at: os.kill(os.getpid(), signal.SIGTERM)     # as a scheduler (or torchrun) sends it
             return real(*a, **k)
-        e.forward = crash
-    cfg = PretrainConfig(epochs=EPOCHS, batch_size=BATCH, checkpoint_every=every, log_every=1, device="cpu")
+        e.forward = hook
+    cfg = PretrainConfig(epochs=EPOCHS, batch_size=BATCH, checkpoint_every=every, log_every=log_every, device="cpu")
     x = load_digits_splits().x_train[:200]
     try: hist = pretrain(f, g, e, x, DigitsAugment(), cfg, checkpoint=None if checkpoint is None else f"{folder}/{checkpoint}", progress=False,
-                         run=DDPRun(), on_record=on_record)
+                         run=DDPRun())
     except KeyboardInterrupt:
         if not crash_at: raise                                           # a SIGTERM's `Terminated` goes to the caller
         hist = None
@@ -60,26 +62,26 @@ def test_two_rank_run_resumes_exactly(tmp_path):
     assert ranks[0]["hist_full"][-1]["step"] == 10
 
 
-def _sigterm_and_resume(folder):
-    "On every rank: an uninterrupted run, a run whose rank 0 gets a SIGTERM at step 4 (checkpoints by count: never), and its resumption."
-    import os, signal, torch
+def _sigterm_and_resume(folder, signalled):
+    "On every rank: an uninterrupted run, a run whose rank `signalled` alone gets a SIGTERM in its fifth step (log steps: every 2nd), and its resumption."
+    import torch
     from ssbnn._utils import Terminated
-    def sigterm_at_4(row):                                               # called on rank 0 only, as torchrun's SIGTERM reaches it
-        if row["step"] == 4: os.kill(os.getpid(), signal.SIGTERM)
     full, _ = _run(folder)
-    try: _run(folder, "term.pt", every=100, on_record=sigterm_at_4); said = None
+    mine = 5 if torch.distributed.get_rank() == signalled else None
+    try: _run(folder, "term.pt", every=100, term_at=mine, log_every=2); said = None   # checkpoints by count: never
     except Terminated as e: said = str(e)
     saved = torch.load(f"{folder}/term.pt", weights_only=True)
     resumed, _ = _run(folder, "term.pt", seed=7, every=100)
     return {"full": full, "resumed": resumed, "said": said, "step": saved["step"], "ranks": len(saved["ranks"])}
 
 
-def test_a_sigterm_stops_every_rank_at_one_checkpoint(tmp_path):
-    "Rank 0's SIGTERM stops both ranks at the same log step, after one checkpoint of both ranks' states, which resumes exactly."
+@pytest.mark.parametrize("signalled", [0, 1])
+def test_a_sigterm_on_any_rank_stops_every_rank_at_one_checkpoint(tmp_path, signalled):
+    "A SIGTERM to rank 0, or to rank 1 alone, stops both ranks at the next log step, after one checkpoint of both ranks' states, which resumes exactly."
     from ssbnn.distributed import run_local
-    ranks = run_local(_sigterm_and_resume, 2, str(tmp_path), timeout=240)
+    ranks = run_local(_sigterm_and_resume, 2, str(tmp_path), signalled, timeout=240)
     for r in ranks:
-        assert r["said"] == f"stopped by a SIGTERM at step 4 of 10; checkpoint {tmp_path}/term.pt saved" and (r["step"], r["ranks"]) == (4, 2), r
+        assert r["said"] == f"stopped by a SIGTERM at step 6 of 10; checkpoint {tmp_path}/term.pt saved" and (r["step"], r["ranks"]) == (6, 2), r
         for k, v in r["full"].items(): assert (v == r["resumed"][k]).all(), k
 
 
