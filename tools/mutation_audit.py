@@ -15,8 +15,8 @@ added after them on 2026-11-27 (run in eight parts, at times two at once), and 1
 28 (eight parts, two at once), 83 for the 97 of 2026-11-28 (five parts), and about 95 for the 149 of its second session
 (nine parts, two at once), and 33 for the 32 of its third (three parts, two at once), 7 for 11 more and 12 for 22 more
 (two parts each), and 42 for the 119 of its fourth (fifteen parts, at times two at once), and 4 for the 37 of its fifth
-(three parts, two at once) and 55 for its 32 more (five parts, at most two at once), and 9 for the 12 of its sixth, on
-the SIGTERM path (three parts, two at once): 671 minutes of runs in all for the 1063.
+(three parts, two at once) and 55 for its 32 more (five parts, at most two at once), and 14 for the 17 of its sixth, on
+the SIGTERM path (five parts, two at once): 676 minutes of runs in all for the 1068.
 `tests/test_mutants.py` checks that every mutant still applies to the notebooks as they are, so the list cannot
 quietly go stale.
 """
