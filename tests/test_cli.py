@@ -108,7 +108,7 @@ import numpy as np
 import torch
 from ssbnn.cli import main as ssbnn_main, evaluate_main, pretrain_main, one_line_errors
 from ssbnn.report import write_results, RUN_MARK, claim_folder
-from ssbnn._utils import Terminated
+from ssbnn._utils import Terminated, one_interrupt
 
 
 def call(entry, *argv):
@@ -222,7 +222,7 @@ def test_ctrl_c_while_results_are_written_leaves_the_whole_set(tmp_path, monkeyp
         real(a, b); moved.append(os.path.basename(b))
         if len(moved) == 1: os.kill(os.getpid(), signal.SIGINT)
     monkeypatch.setattr(os, "replace", replace_then_interrupt)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt), one_interrupt():              # a command's handler (pytest-xdist's workers ignore SIGINT)
         write_results(tmp_path, {"records": []}, "# report")
     assert moved == ["report.md", "results.json"] and sorted(p.name for p in tmp_path.iterdir()) == ["report.md", "results.json"]
 
