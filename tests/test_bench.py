@@ -516,8 +516,8 @@ def test_every_runbook_plan_runs_through_the_stand_in(tmp_path):
     "Each plan the runbook gives runs on a fresh stand-in machine, its pieces in order, with every model a piece names made by an earlier one (a plan that names a model no piece of its session made is refused on the device)."
     plans = runbook_plans()
     assert len(plans) >= 20 and {p for plan in plans for _, p in plan} >= {"chain", "evaluate", "active", "table1", "rho", "sweep", "long"}
-    assert [({"SEED": "1", "EPOCHS": "500", "METHODS": "ss-bnn-bald,ss-bnn-random"}, "active")] == \
-        [s for plan in plans for s in plan if s[1] == "active" and s[0].get("METHODS", "").startswith("ss-bnn-")]   # found, K as 1
+    found = [s for plan in plans for s in plan if s[1] == "active" and s[0].get("METHODS", "").startswith("ss-bnn-")]
+    assert found and all(s == ({"SEED": "1", "EPOCHS": "500", "METHODS": "ss-bnn-bald,ss-bnn-random"}, "active") for s in found), found   # the plan's (K as 1), and the session's that ran it
     (tmp_path / "c10.npz").write_bytes(b"archive")
     for i, plan in enumerate(plans):
         machine = tmp_path / f"m{i}"; machine.mkdir()
