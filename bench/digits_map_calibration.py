@@ -28,7 +28,7 @@ def one_run(d, n:int, seed:int, augment, restore_best:bool, min_epochs:int=25) -
     from ssbnn.baselines import MAPClassifier, MAPConfig, LastLayerLaplace
     from ssbnn.augment import DigitsAugment
     from ssbnn.data import labelled_subset
-    from ssbnn.metrics import evaluate
+    from ssbnn.metrics import evaluate, confidence
     from ssbnn.models import DigitsCNN
     from ssbnn.posterior import PriorEdgeWarning
     i = labelled_subset(d.y_train, n, seed=seed)
@@ -40,7 +40,7 @@ def one_run(d, n:int, seed:int, augment, restore_best:bool, min_epochs:int=25) -
         warnings.simplefilter("ignore", PriorEdgeWarning)                 # an edge pick is what is recorded here
         lla = LastLayerLaplace(net).fit(*data)
     m, la, info = evaluate(p, d.y_test), evaluate(lla.predict_proba(d.x_test), d.y_test), lla.info()
-    conf = p.max(1).values.mean().item()
+    conf = confidence(p)
     return {"map_accuracy": m["accuracy"], "map_confidence": conf, "map_gap_pts": 100 * (conf - m["accuracy"]), "map_nll": m["nll"],
             "map_ece": m["ece"], "laplace_nll": la["nll"], "laplace_ece": la["ece"], "prior_precision": info["prior_precision"],
             "prior_on_edge": info["prior_on_edge"], "epochs": net.info()["epochs"]}
