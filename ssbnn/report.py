@@ -27,6 +27,12 @@ def _metric(metric:str) -> tuple:
     if metric not in METRICS: raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(map(repr, METRICS))}")
     return METRICS[metric]
 
+def _sd(v) -> float:
+    "The standard deviation (ddof 1) of values `v` (n,): NaN for one value, exactly 0 for values a float rounding apart."
+    v = np.asarray(v, dtype=float)
+    if len(v) < 2: return float("nan")
+    return 0. if np.ptp(v) <= 1e-12 * np.abs(v).max() else float(v.std(ddof=1))   # not np.std's 1e-16 for equal runs
+
 class Spread(str, Enum):
     "What follows the ± of a mean over seeds."
     SE = "se"    # the standard error of the mean
@@ -44,8 +50,7 @@ def summarize(records:list[dict], metric:str,
         groups.setdefault((r[key], r["labels"]), []).append(r[metric])
     out = {}
     for k, v in groups.items():
-        v = np.asarray(v, dtype=float)
-        sd = float("nan") if len(v) < 2 else 0. if (v == v[0]).all() else v.std(ddof=1)   # equal values: exactly 0, not rounding's 1e-16
+        v, sd = np.asarray(v, dtype=float), _sd(v)
         out[k] = (float(v.mean()), float(sd / math.sqrt(len(v)) if spread == "se" else sd), len(v))
     return out
 
@@ -71,7 +76,7 @@ def _round_means(records:list[dict], metric:str, key:str, spread:str="se") -> di
     for k in dict.fromkeys(r[key] for r in records):
         per_seed = [np.mean([r[metric] for r in records if r[key] == k and r["seed"] == s])
                     for s in sorted({r["seed"] for r in records if r[key] == k})]
-        sd = float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else float("nan")
+        sd = _sd(per_seed)
         out[k] = (float(np.mean(per_seed)), sd / math.sqrt(len(per_seed)) if spread == "se" else sd, len(per_seed))
     return out
 
