@@ -58,11 +58,12 @@ def linear_probe(features:Tensor, # cached features (N,dim)
     nn.init.zeros_(head.weight); nn.init.zeros_(head.bias)
     opt = torch.optim.SGD(head.parameters(), lr=config.lr, momentum=config.momentum, nesterov=config.momentum > 0,
                           weight_decay=config.weight_decay)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, config.epochs * math.ceil(len(y) / config.batch_size))
+    steps = math.ceil(len(y) / config.batch_size)         # batches an epoch, near-equal: 257 features are 129 + 128, not 256 + 1
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, config.epochs * steps)
     gen = torch.Generator(features.device).manual_seed(config.seed)
     with torch.enable_grad():
         for _ in range(config.epochs):
-            for b in torch.randperm(len(y), generator=gen, device=features.device).split(config.batch_size):
+            for b in torch.randperm(len(y), generator=gen, device=features.device).tensor_split(steps):
                 loss = F.cross_entropy(head(features[b]), y[b])
                 opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); sched.step()
     return head.requires_grad_(False)

@@ -21,9 +21,10 @@ from ..models import DigitsCNN
 from ..report import table, plot, write_results, merge_results, read_partial, write_partial, cut_off_note, settings_json
 
 # %% auto #0
-__all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition', 'ReadoutLearner',
-           'MethodLearner', 'ActiveConfig', 'ActiveMethod', 'score_pool', 'acquire', 'active_learning', 'active_table',
-           'paired_gain', 'plot_active', 'write_active', 'merge_active', 'paper_methods']
+__all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'PAIRED', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition',
+           'ReadoutLearner', 'MethodLearner', 'ActiveConfig', 'ActiveMethod', 'score_pool', 'acquire',
+           'active_learning', 'active_table', 'paired_gain', 'gain_table', 'plot_active', 'write_active',
+           'merge_active', 'paper_methods']
 
 # %% ../../nbs/experiments/04_active.ipynb #0f67816c
 def _check_samples(samples:Tensor):
@@ -339,14 +340,40 @@ def paired_gain(records:list[dict], a:str="ss-bnn-bald", b:str="ss-bnn-random", 
                                "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "seeds": len(d)})
     return out
 
+def gain_table(records:list[dict], a:str="ss-bnn-bald", b:str="ss-bnn-random", at=None) -> str:
+    "Markdown table of `paired_gain` of `a` over `b` in accuracy points at label counts `at` (default: up to 100 and every 50)."
+    g = paired_gain(records, a, b)
+    at = at or [x["labels"] for x in g if x["labels"] % 50 == 0 or x["labels"] <= 100]
+    pm = lambda sd: "" if np.isnan(sd) else f" ± {100 * sd:.2f}"          # one seed: no spread
+    rows = [f"| {x['labels']} | {100 * x['mean']:+.2f}{pm(x['std'])} | {x['wins']}/{x['seeds']} |" for x in g if x["labels"] in at]
+    return f"| labels | {ACTIVE_NAMES.get(a, a)} − {ACTIVE_NAMES.get(b, b)} (accuracy, points) | seeds it wins |\n|---:|---:|---:|\n" + "\n".join(rows)
+
 # %% ../../nbs/experiments/04_active.ipynb #d4439a86
 _ACTIVE_STYLE = {"ss-bnn-bald": dict(color="C0", lw=2.5), "simclr-entropy": dict(color="C2", ls="--"),
                  "ensemble-bald": dict(color="C4", ls="-."), "ss-bnn-random": dict(color="C7", ls=":"),
                  "ss-bnn-entropy": dict(color="C1", ls="--")}
 
-def plot_active(records:list[dict], metrics=("accuracy",)):
-    "One panel per metric against the number of labels: mean over seeds with a ± std band, per method."
-    return plot(records, metrics, spread="std", band=True, log=False, styles=_ACTIVE_STYLE, names=ACTIVE_NAMES)
+def _gain_panel(fig, records:list[dict], a:str, b:str):
+    "Add a last panel to `fig`: the paired accuracy gain of `a` over `b` in points, mean ± std over seeds, against labels."
+    g, axs = paired_gain(records, a, b), fig.axes
+    if not g: raise ValueError(f"no seed ran both {a!r} and {b!r}, so there is no paired gain to plot")
+    w, h = fig.get_size_inches(); fig.set_size_inches(w * (len(axs) + 1) / len(axs), h)
+    grid = fig.add_gridspec(1, len(axs) + 1)
+    for i, ax in enumerate(axs): ax.set_subplotspec(grid[0, i])
+    ax = fig.add_subplot(grid[0, len(axs)])
+    n, mean, sd = (np.array([x[k] for x in g]) for k in ("labels", "mean", "std"))
+    ax.plot(n, 100 * mean, color="C0"); ax.axhline(0, color="k", lw=0.8)
+    ax.fill_between(n, 100 * (mean - np.nan_to_num(sd)), 100 * (mean + np.nan_to_num(sd)), color="C0", alpha=0.15, lw=0)
+    ax.set_xlabel("number of labels"); ax.set_title(f"{ACTIVE_NAMES.get(a, a)} − {ACTIVE_NAMES.get(b, b)}\n(accuracy, points)", fontsize=9)
+    ax.grid(alpha=0.3); fig.tight_layout()
+
+def plot_active(records:list[dict], metrics=("accuracy",),
+                gain:tuple|None=None, # (a, b): a last panel with the paired accuracy gain of method a over b
+               ):
+    "One panel per metric against the number of labels: mean over seeds with a ± std band, per method (and `gain`'s panel)."
+    fig = plot(records, metrics, spread="std", band=True, log=False, styles=_ACTIVE_STYLE, names=ACTIVE_NAMES)
+    if gain: _gain_panel(fig, records, *gain)
+    return fig
 
 # %% ../../nbs/experiments/04_active.ipynb #745cc4d6
 def _stops(records:list[dict], budget:int) -> str:
@@ -357,15 +384,20 @@ def _stops(records:list[dict], budget:int) -> str:
     for (m, _), n in last.items(): ends.setdefault(m, set()).add(n)
     return "".join(f"; {ACTIVE_NAMES.get(m, m)} stops at {min(ns)}{'' if len(ns) == 1 else f'-{max(ns)}'} labels" for m, ns in ends.items() if ns != {budget})
 
+PAIRED = ("ss-bnn-bald", "ss-bnn-random")   # the paper's paired comparison: BALD against random acquisition, same SS-BNN
+
 def write_active(result:dict, out) -> Path:
     "Write results.json, active.md (tables) and active.png (accuracy and ECE vs labels) into the folder `out`."
     recs, m = result["records"], result["meta"]
     own = _stops(recs, m["config"]["budget"])
+    parts, seeds = m.get("parts", []), ", ".join(map(str, m.get("seeds_run", [])))   # a merge's seeds: its config has none
     head = (f"# Active learning on {m['dataset']}\n\nPool {m['pool']} images, evaluation on {m['eval_images']}; "
-            f"settings {m['config']}{own}. Device: {m['device']}, torch {m['torch']}, ssbnn {m['ssbnn']}; wall time {m['total_seconds']:.0f} s.\n\n"
+            f"settings {m['config']}{f'; seeds {seeds}' if seeds else ''}{own}. Device: {m['device']}, torch {m['torch']}, ssbnn {m['ssbnn']}; "
+            f"wall time {m['total_seconds']:.0f} s{f' in all, over {len(parts)} parts' if len(parts) > 1 else ''}.\n\n"
             + cut_off_note(m, "rounds", "some methods may have fewer seeds than others, and BALD's gain over random is paired on the seeds both finished"))
-    tables = "\n\n".join(active_table(recs, k) for k in ("accuracy", "ece"))
-    return write_results(out, result, head + tables + "\n\n![accuracy vs labels](active.png)\n", plot_active(recs, ("accuracy", "ece")),
+    pair = PAIRED if all(any(r["method"] == k for r in recs) for k in PAIRED) else None    # BALD against random, where both ran
+    tables = "\n\n".join([active_table(recs, k) for k in ("accuracy", "ece")] + ([f"**Paired by seed**\n\n{gain_table(recs, *pair)}"] if pair else []))
+    return write_results(out, result, head + tables + "\n\n![accuracy vs labels](active.png)\n", plot_active(recs, ("accuracy", "ece"), pair),
                          ("results.json", "active.md", "active.png"))
 
 # %% ../../nbs/experiments/04_active.ipynb #a5e5495b
@@ -378,7 +410,9 @@ def merge_active(results:list[dict]) -> dict:
     out = merge_results(results, ("method", "seed"), _protocol)
     out["acquired"] = {k: v for res in results for k, v in res["acquired"].items()}
     out["meta"].update(methods={k: v for res in results for k, v in res["meta"]["methods"].items()},   # each part's own: under 'parts'
-                       seeds_run=sorted({r["seed"] for r in out["records"]}))
+                       seeds_run=sorted({r["seed"] for r in out["records"]}),
+                       config={k: v for k, v in out["meta"]["config"].items() if k not in ("seed", "seeds")})   # the first part's seeds: not the merge's
+
     return out
 
 # %% ../../nbs/experiments/04_active.ipynb #8f526951
