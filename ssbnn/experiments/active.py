@@ -412,7 +412,6 @@ def merge_active(results:list[dict]) -> dict:
     out["meta"].update(methods={k: v for res in results for k, v in res["meta"]["methods"].items()},   # each part's own: under 'parts'
                        seeds_run=sorted({r["seed"] for r in out["records"]}),
                        config={k: v for k, v in out["meta"]["config"].items() if k not in ("seed", "seeds")})   # the first part's seeds: not the merge's
-
     return out
 
 # %% ../../nbs/experiments/04_active.ipynb #8f526951
