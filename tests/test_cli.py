@@ -432,19 +432,26 @@ def test_evaluation_parts_merge_into_the_whole_runs_tables(tmp_path):
     whole = json.loads((ROOT / "bench" / "results" / "digits_evaluation" / "results.json").read_text())
     for k in range(3):
         (tmp_path / f"s{k}").mkdir()
-        part = {"records": [r for r in whole["records"] if r["seed"] == k], "meta": {**whole["meta"], "total_seconds": 10.0}}
+        recs = [r for r in whole["records"] if r["seed"] == k]                   # each job planned its own seed's runs
+        part = {"records": recs, "meta": {**whole["meta"], "total_seconds": 10.0, "runs_planned": len(recs)}}
         (tmp_path / f"s{k}" / "results.json").write_text(json.dumps(part))
     code, out, err = call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s1", tmp_path / "s2", "--out", tmp_path / "all")
     assert code == 0, err
     merged = json.loads((tmp_path / "all" / "results.json").read_text())
     assert evaluation_tables(merged["records"]) == evaluation_tables(whole["records"]) and merged["meta"]["total_seconds"] == 30.0
     assert "3 parts" in out and (tmp_path / "all" / "tables.md").exists()
-    (tmp_path / "s2" / "results.json").rename(tmp_path / "s2" / "partial.json")   # a part cut off: its finished runs and meta so far
+    cut = json.loads((tmp_path / "s2" / "results.json").read_text())
+    (tmp_path / "s2" / "partial.json").write_text(json.dumps({**cut, "meta": {**cut["meta"], "runs_planned": 30}}))   # a part cut off:
+    (tmp_path / "s2" / "results.json").unlink()                                   # its finished runs and meta so far, 2 runs short
     code, out, err = call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s1", tmp_path / "s2", "--out", tmp_path / "cut")
     assert code == 0, err
     assert evaluation_tables(json.loads((tmp_path / "cut" / "results.json").read_text())["records"]) == evaluation_tables(whole["records"])
-    assert "Cut off before it finished: part 3 (s2: 28 of an unknown number of runs) of 3 parts" in (tmp_path / "cut" / "tables.md").read_text()
+    assert "Cut off before it finished: part 3 (s2: 28 of 30 runs) of 3 parts" in (tmp_path / "cut" / "tables.md").read_text()
     assert "ssbnn-evaluate: note: Cut off before it finished: part 3" in out
+    older = {k: v for k, v in cut["meta"].items() if k != "runs_planned"}         # written before parts said what they planned
+    (tmp_path / "s2" / "partial.json").write_text(json.dumps({**cut, "meta": older}))
+    code, out, err = call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s1", tmp_path / "s2", "--out", tmp_path / "older")
+    assert code == 0 and "part 3 (s2: 28 of an unknown number of runs)" in (tmp_path / "older" / "tables.md").read_text(), err
     one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "s0", "--out", tmp_path / "twice"), "is in parts 1 and 2")
     one_line_2(call(evaluate_main, "--merge", tmp_path / "s0", tmp_path / "none", "--out", tmp_path / "x"), "holds no readable results.json")
     one_line_2(call(evaluate_main, "--merge", tmp_path / "s0"), "merging needs --out")
