@@ -194,7 +194,7 @@ def test_active_parts_merge_into_one_result(tmp_path, capsys):
     assert r.returncode == 0, r.stderr[-2000:]
     res = json.loads((tmp_path / "all" / "results.json").read_text())
     assert res["meta"]["seeds_run"] == [0, 1] and res["meta"]["total_seconds"] == 20.0 and len(res["records"]) == 12
-    assert "BALD - random at 50 labels: +5.00 points (2/2 seeds)" in r.stdout
+    assert "| 50 | +5.00 ± 0.00 | 2/2 |" in r.stdout and "| 70 | +5.00 ± 0.00 | 2/2 |" in r.stdout   # BALD's paired gain, every round up to 100
     assert {p.name for p in (tmp_path / "all").iterdir()} >= {"results.json", "active.md", "active.png"}
     for args, message in (((tmp_path / "s0", tmp_path / "s0"), "the run method ss-bnn-bald, seed 0 is in parts 1 and 2"),
                           ((tmp_path / "s0", tmp_path / "step20"), "different protocols (step: 10 vs 20)"),
