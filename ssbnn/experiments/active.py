@@ -341,8 +341,9 @@ def paired_gain(records:list[dict], a:str="ss-bnn-bald", b:str="ss-bnn-random", 
     return out
 
 def gain_table(records:list[dict], a:str="ss-bnn-bald", b:str="ss-bnn-random", at=None) -> str:
-    "Markdown table of `paired_gain` of `a` over `b` in accuracy points at label counts `at` (default: up to 100 and every 50)."
+    "Markdown table of `paired_gain` of `a` over `b` in accuracy points at label counts `at` (default: up to 100 and every 50); '' where no seed ran both."
     g = paired_gain(records, a, b)
+    if not g: return ""
     at = at or [x["labels"] for x in g if x["labels"] % 50 == 0 or x["labels"] <= 100]
     pm = lambda sd: "" if np.isnan(sd) else f" ± {100 * sd:.2f}"          # one seed: no spread
     rows = [f"| {x['labels']} | {100 * x['mean']:+.2f}{pm(x['std'])} | {x['wins']}/{x['seeds']} |" for x in g if x["labels"] in at]
@@ -395,9 +396,9 @@ def write_active(result:dict, out) -> Path:
             f"settings {m['config']}{f'; seeds {seeds}' if seeds else ''}{own}. Device: {m['device']}, torch {m['torch']}, ssbnn {m['ssbnn']}; "
             f"wall time {m['total_seconds']:.0f} s{f' in all, over {len(parts)} parts' if len(parts) > 1 else ''}.\n\n"
             + cut_off_note(m, "rounds", "some methods may have fewer seeds than others, and BALD's gain over random is paired on the seeds both finished"))
-    pair = PAIRED if all(any(r["method"] == k for r in recs) for k in PAIRED) else None    # BALD against random, where both ran
-    tables = "\n\n".join([active_table(recs, k) for k in ("accuracy", "ece")] + ([f"**Paired by seed**\n\n{gain_table(recs, *pair)}"] if pair else []))
-    return write_results(out, result, head + tables + "\n\n![accuracy vs labels](active.png)\n", plot_active(recs, ("accuracy", "ece"), pair),
+    gain = gain_table(recs, *PAIRED)                                           # BALD against random, where a seed ran both
+    tables = "\n\n".join([active_table(recs, k) for k in ("accuracy", "ece")] + ([f"**Paired by seed**\n\n{gain}"] if gain else []))
+    return write_results(out, result, head + tables + "\n\n![accuracy vs labels](active.png)\n", plot_active(recs, ("accuracy", "ece"), PAIRED if gain else None),
                          ("results.json", "active.md", "active.png"))
 
 # %% ../../nbs/experiments/04_active.ipynb #a5e5495b
