@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from ._utils import SEED_LIMITS, get_device, seeded, check_limits, check_number
+from ._utils import SEED_LIMITS, get_device, seeded, check_limits, check_number, shuffled_batches
 from .data import as_float, check_images, check_labelled
 from .augment import DigitsAugment
 from .models import DigitsCNN, Classifier
@@ -54,9 +54,9 @@ def _step(model, opt, xb:Tensor, yb:Tensor, amp:bool=False):
     opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
 
 def _epoch(model, opt, x, y, batch_size, augment, gen, amp:bool=False):
-    "One pass over the labelled images in random order, with augmentation, a `_step` a batch."
+    "One pass over the labelled images in random order, in near-equal batches of at most `batch_size`, with augmentation, a `_step` a batch."
     model.train()
-    for b in torch.randperm(len(y), generator=gen, device=x.device).split(batch_size):
+    for b in shuffled_batches(len(y), batch_size, gen, x.device):
         _step(model, opt, augment(x[b], gen) if augment is not None else x[b], y[b], amp)
 
 @torch.no_grad()
@@ -268,7 +268,7 @@ def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:
                  batch_size:int, # the MAP network's batch; fewer images where an epoch would have under `snapshots_per_epoch` steps
                  gen, # generator of the batches and augmentation
                  amp:bool=False, # bf16 autocast of the steps on CUDA, as the MAP network's
-                 compile:bool=False, # torch.compile the steps on CUDA where their batches are `batch_size`, the MAP network's graph
+                 compile:bool=False, # torch.compile the steps on CUDA where their batches are the MAP network's (`bs` is `batch_size`): its graph
                 ) -> SWAGMoments:
     "Run SGD from the current weights of `model` with MAP's training step, collecting `snapshots_per_epoch` snapshots per epoch."
     per = config.snapshots_per_epoch
@@ -280,7 +280,7 @@ def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:
     step_model = torch.compile(model) if compile and bs == batch_size and x.device.type == "cuda" else model  # the same weights
     for _ in range(config.epochs):
         step_model.train()
-        for k, b in enumerate(torch.randperm(len(y), generator=gen, device=x.device).split(bs)):
+        for k, b in enumerate(shuffled_batches(len(y), bs, gen, x.device)):     # near-equal: 10 images are 3 + 3 + 2 + 2
             _step(step_model, opt, augment(x[b], gen) if augment is not None else x[b], y[b], amp)
             if k in take: mom.collect(torch.cat([p.detach().reshape(-1) for p in model.parameters()]))
     return mom
