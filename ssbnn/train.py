@@ -503,7 +503,7 @@ def _moved(ws:list, # the encoder's weight tensors after a step
 def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
              head:nn.Module, # the projection head g, (B,dim) -> unit vectors (B,D)
              elbo:ContrastiveELBO, # holds log tau and log sigma
-             x, # unlabelled images (N,C,H,W) in [0,1]
+             x, # unlabelled images (N,C,H,W), float in [0,1] or uint8
              augment, # the augmentation family: (images, generator) -> images
              config:PretrainConfig|None=None, # loop settings
              checkpoint=None, # path of a checkpoint file: resumed from if it exists, written every `checkpoint_every` steps and where a SIGTERM stops the run
@@ -546,7 +546,7 @@ def pretrain(encoder:nn.Module, # the encoder f, (B,C,H,W) -> (B,dim)
     with stop_asked as asked:
         for step in bar:
             loss, terms = task(*_draw(x, augment, m, run, shared, gen, base, labelled))
-            first_bad = torch.where((first_bad < 0) & ~torch.isfinite(loss.detach()), step, first_bad)   # no host sync
+            first_bad = torch.where((first_bad < 0) & ~torch.isfinite(loss.detach()), step + 1, first_bad)   # 1-based, no host sync
             done, stop = step + 1, False
             term = run.world_size == 1 and bool(asked)                # one process stops at once; ranks agree at log steps, below
             logs = done % config.log_every == 0 or done == total or (monitor and done % every == 0)

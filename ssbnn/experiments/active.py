@@ -385,7 +385,7 @@ def _stops(records:list[dict], budget:int) -> str:
     for (m, _), n in last.items(): ends.setdefault(m, set()).add(n)
     return "".join(f"; {ACTIVE_NAMES.get(m, m)} stops at {min(ns)}{'' if len(ns) == 1 else f'-{max(ns)}'} labels" for m, ns in ends.items() if ns != {budget})
 
-PAIRED = ("ss-bnn-bald", "ss-bnn-random")   # the paper's paired comparison: BALD against random acquisition, same SS-BNN
+PAIRED = ("ss-bnn-bald", "ss-bnn-random")   # our paired check (the paper has no random baseline): BALD against random, same SS-BNN
 
 def write_active(result:dict, out) -> Path:
     "Write results.json, active.md (tables) and active.png (accuracy and ECE vs labels) into the folder `out`."
@@ -407,12 +407,14 @@ def _protocol(meta:dict) -> dict:
     return {**{k: meta[k] for k in ("dataset", "pool", "eval_images")}, **{k: meta["config"][k] for k in ("initial", "val", "step")}}
 
 def merge_active(results:list[dict]) -> dict:
-    "One result from parts of an experiment run separately (other seeds or methods): records and acquisitions joined, times summed."
+    "One result from parts of an experiment run separately (other seeds or methods): records, acquisitions and each part's encoders joined, times summed."
     out = merge_results(results, ("method", "seed"), _protocol)
     out["acquired"] = {k: v for res in results for k, v in res["acquired"].items()}
     out["meta"].update(methods={k: v for res in results for k, v in res["meta"]["methods"].items()},   # each part's own: under 'parts'
                        seeds_run=sorted({r["seed"] for r in out["records"]}),
                        config={k: v for k, v in out["meta"]["config"].items() if k not in ("seed", "seeds")})   # the first part's seeds: not the merge's
+    made = [res["meta"].get("pretraining") or {} for res in results]            # what a caller recorded of its encoders (`about`)
+    if any(made): out["meta"]["pretraining"] = {e: [m[e] for m in made if e in m] for e in dict.fromkeys(e for m in made for e in m)}   # each part's, in order
     return out
 
 # %% ../../nbs/experiments/04_active.ipynb #8f526951
@@ -422,7 +424,7 @@ def paper_methods(ssbnn, # a pretrained `SSBNN` (variational ELBO)
                   augment=None, map_config:MAPConfig|None=None, members:int=5, # the deep ensemble's settings
                   samples:int=100, # Laplace posterior samples per round
                  ) -> list[ActiveMethod]:
-    "The paper's comparison: SS-BNN + BALD, SimCLR + entropy, deep ensemble + BALD, and random acquisition."
+    "The paper's comparison (SS-BNN + BALD, SimCLR + entropy, deep ensemble + BALD) and random acquisition on the SS-BNN, our floor."
     ss = ReadoutLearner(ssbnn, samples=samples)
     out = [ActiveMethod("ss-bnn-bald", ss, "bald")]
     if simclr is not None: out.append(ActiveMethod("simclr-entropy", ReadoutLearner(simclr, MAPPosterior()), "entropy"))
