@@ -8,7 +8,8 @@ The archive holds the 50,000 CIFAR-10 training images as packed JPEG bytes (`jpe
 as on our build machines; with a network connection, `--torchvision-root DIR` reads torchvision's copy instead (then
 the pool is the whole training split and validation / evaluation images come from the test split). From the archive it
 holds out `--eval` images for evaluation and `--val` from which the 50-image validation set is drawn; the rest is the
-pool. The SS-BNN and SimCLR encoders are pretrained here with the paper's recipe for `--epochs` (the paper: 500) unless
+pool. The SS-BNN and SimCLR encoders are pretrained here with the CIFAR-10 recipe (`PretrainConfig.for_cifar10`) for
+`--epochs` (the paper: 500) unless
 `--ssbnn-model` / `--simclr-model` give model folders from `ssbnn-pretrain` (or older model.pt files). Writes results.json, active.md and
 active.png into `--out`. Each finished run (a method and seed) is kept in `--out`'s partial.json at once, and encoders
 pretrained here in `--out` (ss-bnn-encoder, simclr-encoder) until the results are written: the same command run again

@@ -1,4 +1,4 @@
-"""Benchmark SS-BNN pretraining on CIFAR-10 with the paper's recipe on one GPU; writes a JSON of every figure.
+"""Benchmark SS-BNN pretraining on CIFAR-10 with the CIFAR-10 recipe (`PretrainConfig.for_cifar10`) on one GPU; writes a JSON of every figure.
 
     python bench/pretrain_cifar.py --archive path/to/cifar10_train.npz --epochs 50
     python bench/pretrain_cifar.py --archive ... --epochs 10 --star-labels 500      # SS-BNN* instead

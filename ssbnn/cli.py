@@ -328,7 +328,7 @@ _FLAGS = ("epochs", "batch_size", "lars_trust", "weight_decay", "seed", "device"
 
 def pretrain_parser() -> argparse.ArgumentParser:
     "The command-line interface of `ssbnn-pretrain`."
-    p = OneLineParser(prog="ssbnn-pretrain", description="Pretrain an SS-BNN (or SS-BNN*, or the SimCLR baseline) on CIFAR-10 with the paper's recipe; resumable.")
+    p = OneLineParser(prog="ssbnn-pretrain", description="Pretrain an SS-BNN (or SS-BNN*, or the SimCLR baseline) on CIFAR-10 with the CIFAR-10 recipe (the paper's, with three swept changes); resumable.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--root", type=Path, help="torchvision CIFAR-10 folder")
     src.add_argument("--archive", type=Path, help="packed-JPEG archive of the CIFAR-10 training images")

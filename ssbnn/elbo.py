@@ -30,11 +30,11 @@ class ContrastiveTask(NamedTuple):
     "A contrastive task: two views of M images; both views of image i have label i."
     views_a: Tensor # (M,C,H,W)
     views_b: Tensor # (M,C,H,W)
-    index: Tensor   # (M,) positions of the drawn images in the unlabelled set
+    index: Tensor   # (m,) positions of this rank's drawn images in the unlabelled set (m = M in one process)
 
     @property
     def labels(self) -> Tensor:
-        "Labels `(2M,)` of `torch.cat([views_a, views_b])`: 0..M-1 twice."
+        "Labels `(2m,)` of `torch.cat([views_a, views_b])`: 0..m-1 twice (the task's labels in one process; a rank's shard counts its own)."
         return task_labels(len(self.index), self.index.device)
 
 def task_labels(m:int, device=None) -> Tensor:
@@ -202,7 +202,7 @@ class NTXent(nn.Module):
         self.tau = tau
 
     def forward(self, za:Tensor, zb:Tensor, generator=None, noise=None) -> ELBOTerms:
-        "The loss for representations `za`, `zb` `(M,D)` of the two views of M images."
+        "The loss for unit-vector representations `za`, `zb` `(M,D)` of the two views of M images (as `ProjectionHead` gives; similarities are dot products)."
         z = torch.cat([za, zb]).float()
         m = len(za)
         sim = (z @ z.T / self.tau).fill_diagonal_(float("-inf"))

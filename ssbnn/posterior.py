@@ -345,7 +345,7 @@ def marglik_readout(features:Tensor, y:Tensor, # training features (N,dim) and l
                     epochs:int=100, # training epochs (Adam)
                     lr:float=1e-2, # Adam learning rate of the readout
                     frequency:int=10, # epochs between evidence updates of the prior precision
-                    seed:int=0, # initialisation and batch order
+                    seed:int=0, # order of the batches (the readout starts at zero)
                    ) -> tuple[nn.Linear, float]:
     "The readout and its prior precision trained jointly by the Laplace marginal likelihood (`laplace.marglik_training`)."
     from laplace import marglik_training

@@ -87,7 +87,7 @@ def table(records:list[dict], metric:str,
           at=None, # the label counts to show (default: all)
           paper=None, # callable (key, labels) -> (mean, se) or None: the paper's value, shown in parentheses
           bold:bool=True, # the best value of each label count in bold
-          mean_row:bool=False, # a last row: the mean over every label count recorded, shown or not (per seed, then over seeds)
+          mean_row:bool=False, # a last row (rows='labels' only): the mean over every label count recorded, shown or not (per seed, then over seeds)
           names:dict|None=None, # display names of the keys (default: the registry's labels)
          ) -> str:
     "A markdown table of `metric`, mean ± spread over seeds."

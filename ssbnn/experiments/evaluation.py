@@ -62,7 +62,7 @@ def cifar10_setup(data:ImageSplits, # CIFAR-10 splits (`data.load_cifar_splits` 
                   ood=None, # OOD images (e.g. `data.load_svhn`); default: the digits as 32x32 colour images
                   ood_name:str|None=None, # what `ood` is ('svhn' puts the paper's AUROC beside ours); needed when `ood` is given
                   device="auto", **pretrain_kwargs) -> Setup:
-    "CIFAR-10 with the paper's recipe; OOD: the given set (e.g. SVHN), else scikit-learn's digits as 32x32 colour images."
+    "CIFAR-10 with the CIFAR-10 recipe (`cifar_ssbnn`, `PretrainConfig.for_cifar10`); OOD: the given set (e.g. SVHN), else scikit-learn's digits as 32x32 colour images."
     from ssbnn.experiments.cifar import cifar_ssbnn
     if ood is not None and not ood_name: raise ValueError("name the OOD set you pass (ood_name='svhn' for the paper's, or what it is)")
     device = str(get_device(device))
