@@ -4,7 +4,7 @@
 
 The main job's MAP baseline (`digits_setup`) is DigitsCNN trained with Adam on the labelled digits, augmented by
 `DigitsAugment.mild()`, early-stopped on the validation NLL with the best epoch's weights restored. Its confidence sits
-7-16 points below its accuracy, and last-layer Laplace (the `ll-laplace` method), which can only widen a predictive,
+3-16 points below its accuracy, and last-layer Laplace (the `ll-laplace` method), which can only widen a predictive,
 then asks for the top of its prior grid and equals MAP. This script trains the same network on the main job's subsets
 (labels x seeds, `labelled_subset` with the label seed, the MAP seed the same) with each of the four variants
 {augmentation: mild, none} x {weights: the best epoch's, those at the stop}, and a fifth that trains all 300 epochs
