@@ -351,8 +351,8 @@ def join_tensors(skeleton, tensors:dict, what:str="the tensor file"):
 # %% ../nbs/00_utils.ipynb #d10a66a0
 @contextlib.contextmanager
 def seeded(seed:int):
-    "Run a block under `torch.manual_seed(seed)` without disturbing the caller's global RNG."
-    with torch.random.fork_rng(devices=[]):
+    "Run a block under `torch.manual_seed(seed)` without disturbing the caller's global generators, CPU and CUDA."
+    with torch.random.fork_rng(devices=range(torch.cuda.device_count()) if torch.cuda.is_available() else []):   # manual_seed seeds CUDA's too
         torch.manual_seed(seed)
         yield
 
