@@ -230,7 +230,7 @@ class SimCLRAugment:
 def compiled_augment(augment, # an augmentation family: (images, generator) -> views
                      **compile_kw, # passed to `torch.compile`
                     ):
-    "`augment` with its deterministic `apply` compiled, if it splits into `draw` and `apply`; otherwise `augment` itself."
+    "`augment` with its deterministic `apply` compiled (`compile_kw` go to `torch.compile`), if it splits into `draw` and `apply`; otherwise `augment` itself."
     if isinstance(augment, type) or not callable(augment):
         raise TypeError(f"augment must be an augmentation, e.g. SimCLRAugment(), not {'the class ' + augment.__name__ if isinstance(augment, type) else repr(augment)}")
     if not (callable(getattr(augment, "draw", None)) and callable(getattr(augment, "apply", None))): return augment

@@ -209,7 +209,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="ssbnn-evaluate", description="The paper's evaluation (Tables 2 and D.1) for SS-BNNs and conventional BNN baselines.")
     p.add_argument("--data", choices=("digits", "cifar10"), default="digits", help="dataset (default digits, no download)")
     p.add_argument("--root", type=Path, help="cifar10: torchvision folder (with --download if missing)")
-    p.add_argument("--download", action="store_true", help="cifar10: download into --root (needs a network)")
+    p.add_argument("--download", action="store_true", help="cifar10: download CIFAR-10 into --root and SVHN into --svhn-root where missing (needs a network)")
     p.add_argument("--archive", type=Path, help="cifar10: packed-JPEG archive of the training images instead")
     p.add_argument("--svhn-root", type=Path, help="cifar10: SVHN folder for OOD detection (default: digits as OOD)")
     p.add_argument("--model", type=Path, action="append", help="cifar10: a model folder from ssbnn-pretrain, or an older model.pt "
@@ -222,7 +222,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
                    f"cifar10 {','.join(map(str, EvalConfig.cifar10().budgets))})")
     add_options(p, EvalConfig, ["seeds", "seed", "ensemble", "ss_ensemble"])
     p.add_argument("--pretrain-seeds", type=number_arg(int, **EvalConfig.LIMITS["seeds"]), default=None, help="SS-BNN pretrainings the "
-                   "label seeds take in turn (default: one per seed, as the paper's standard errors need; 1 shares one between them)")
+                   "label seeds take in turn (default: one per seed, our reading of the paper's seeds; 1 shares one between them)")
     p.add_argument("--methods", default=",".join(EvalConfig.methods), help="comma-separated names of registered methods "
                    f"(default {','.join(EvalConfig.methods)})")
     p.add_argument("--corruptions", default="all", help="'all', 'none' or a comma-separated list (default all)")

@@ -22,7 +22,7 @@ def encode(encoder:nn.Module, # the encoder f
            x:Tensor, # images (N,C,H,W)
            batch_size:int=1024, # images per forward pass
           ) -> Tensor:
-    "Features `(N,dim)` of images `x` (float or uint8) from `encoder` in eval mode, on its device; its mode is restored."
+    "Features `(N,dim)` of images `x` (float or uint8, taken as they are) from `encoder` in eval mode, on its device; its mode is restored, its weights left channels-last."
     x = to_tensor(x, "x")                                      # a NumPy array too
     if len(x) == 0: raise ValueError(f"x holds no images (shape {tuple(x.shape)}); give at least one")
     check_number("batch_size", batch_size, low=1, integer=True); check_channels(x, encoder)
@@ -56,10 +56,10 @@ class KNNMonitor:
 
 # %% ../nbs/06_features.ipynb #1906acda
 def save_features(folder, # the folder to write into
-                  max_bytes:int=16 * 2**20, # the largest file
-                  **arrays, # name=tensor (N,...): floats are stored as float16, integers (e.g. labels) as they are
-                 ) -> list[Path]:
-    "Write each array as `name-000.npy`, `name-001.npy`, ... of at most `max_bytes` each; returns the files."
+                  max_bytes:int=16 * 2**20, # the most data bytes a file holds (plus the .npy header; a larger row gets a file alone)
+                  **arrays:Tensor, # name=tensor (N,...): floats are stored as float16, integers (e.g. labels) as they are
+                 ) -> list[Path]: # the files written
+    "Write each of `arrays` (name=tensor `(N,...)`; floats as float16, integers as they are) as `name-000.npy`, `name-001.npy`, ... of at most `max_bytes` of data each."
     check_number("max_bytes", max_bytes, low=1, integer=True)
     folder, files, plan = Path(folder), [], {}
     for name, t in arrays.items():                            # every array checked before any file is written

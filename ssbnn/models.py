@@ -187,7 +187,9 @@ class ResNet20FRN(nn.Module):
     def forward(self, x:Tensor) -> Tensor: return self.head(self.body(self.norm(x)))
 
 # %% ../nbs/03_models.ipynb #005569e3
-def load_haiku_params(net:ResNet20FRN, params:dict) -> ResNet20FRN: # bnn_hmc's Haiku parameters {module: {name: array}}
+def load_haiku_params(net:ResNet20FRN, # the network to copy into
+                      params:dict, # bnn_hmc's Haiku parameters {module: {name: array}}
+                     ) -> ResNet20FRN:
     "Copy the parameters of bnn_hmc's Haiku ResNet-20-FRN (its modules conv2_d_N, frn_N and linear) into `net`; returns `net`."
     found = {"conv2_d": [], "frn": [], "linear": []}
     for name in params:

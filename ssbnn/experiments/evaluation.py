@@ -130,7 +130,7 @@ POOLED = ("ss-bnn", "ss-map", "ss-bnn-ensemble")   # methods that fit readouts o
 
 @dataclass
 class EvalConfig:
-    "What to evaluate: budgets, seeds, methods and their sizes; the defaults are the paper's protocol on the digits."
+    "What to evaluate: budgets, seeds, methods and their sizes; the defaults are the paper's protocol on the digits, without SS-BNN* (add `ss-bnn*`, `ss-bnn*-ensemble`)."
     budgets: tuple = (10, 50, 0.1, "all") # label budgets: counts, fractions of the training split, or 'all'
     seeds: int = 3 # labelled subsets per budget
     full_seeds: int|None = None # runs with every training label, where all seeds share the labels (None: `seeds`)
@@ -138,7 +138,7 @@ class EvalConfig:
     methods: tuple = ("ss-bnn", "ss-map", "ss-bnn-ensemble", "map", "ll-laplace", "deep-ensemble", "swag") # names of `METHODS`
     ensemble: int = 5 # members of the deep ensemble
     ss_ensemble: int = 3 # pretraining seeds in an SS-BNN(*) ensemble
-    pretrain_seeds: int|None = None # SS-BNN pretrainings the label seeds take in turn (None: one per seed, as the paper's standard errors need)
+    pretrain_seeds: int|None = None # SS-BNN pretrainings the label seeds take in turn (None: one per seed, our reading of the paper's seeds)
     corruptions: tuple = tuple(CORRUPTIONS) # corruptions averaged for OOD generalisation (empty: skip)
     severity: int = 5 # corruption severity
     corruption_seed: int = 0 # seed of the corruptions' random draws (not `seed`: parts of one evaluation run with other seeds share them)
@@ -363,7 +363,7 @@ def pretraining_note(records:list[dict]) -> str:
     "A sentence naming the rows whose label seeds shared SS-BNN pretrainings, so that their standard errors leave out the pretraining's variance."
     names = [label(m) for m in POOLED if _shares(records, m)]
     return "" if not names else (f"*{', '.join(names)}: label seeds of one budget share pretrainings, so these standard errors leave "
-                                 f"out the pretraining's variance (the paper pretrains per seed).*")
+                                 f"out the pretraining's variance (we read the paper's seeds as one pretraining each).*")
 
 def ood_note(records:list[dict]) -> str:
     "Which OOD set the AUROCs are against, and why no paper value is shown when it is not SVHN."
