@@ -48,7 +48,8 @@
 #                     chain and everything that uses its model run in one session
 #   evaluate (~9 min) ssbnn-evaluate on CIFAR-10: METHODS (ss-bnn,ss-map) with the chained models of SEEDS ("0"; "" for
 #                     none: baselines only; METHODS without ss-bnn, ss-map or ss-bnn-ensemble use none), label seeds
-#                     FIRST_SEED (the first of SEEDS) on, LABEL_SEEDS (1) of them, BUDGETS (50,500,5000,all), STAR_EPOCHS
+#                     FIRST_SEED (the first of SEEDS) on, LABEL_SEEDS (1) of them, BUDGETS (50,500,5000,all; set, it names
+#                     the part: eval_cifar10_<methods>_s<first>[_m<seeds>][_b<budgets>]), STAR_EPOCHS
 #                     (SS-BNN*'s pretraining, if METHODS has it), KEEP_PREDICTIONS (methods whose predictions are kept for
 #                     ensembles of sessions, e.g. ss-bnn: they come back as predictions.tar.N, parts of at most 15 MiB); cut
 #                     off by the time limit, the same call continues it (partial.json, on the warm machine); parts of
@@ -85,6 +86,13 @@ step() { "$@"; local rc=$?; [ "$rc" -eq 0 ] || note "$rc"; return "$rc"; }
 case $piece in
 queue)        # the pieces named, one after another, in a process of their own that outlives this call (setsid)
   shift; [ $# -gt 0 ] || { echo "queue: name the pieces, e.g. queue 'SEED=0 chain' 'SEEDS=0 evaluate'"; exit 2; }
+  for item in "$@"; do   # each item one line ending in a piece, checked before anything starts: a line broken inside a
+    case ${item##*[[:space:]]} in                      # quoted item would otherwise run its tail with no settings at all
+      speed|modes|optim|sweep|long|peer|rho|table1|ddp|chain|evaluate|active|laplace)
+        [[ $item != *$'\n'* ]] || { echo "queue: the item '${item//$'\n'/\\n}' spans lines; give each item on one line"; exit 2; } ;;
+      *) echo "queue: the item '${item//$'\n'/\\n}' does not end in a piece (speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace)"; exit 2 ;;
+    esac
+  done
   if [ -f "$Q/pid" ] && [ ! -f "$Q/finished" ] && kill -0 "$(cat "$Q/pid")" 2>/dev/null; then echo "queue: one is running already (bash bench/gpu_pieces.sh wait)"; exit 2; fi
   source tools/device_env.sh || exit 1
   rm -rf "$Q"; mkdir -p "$Q"; cp "$SELF" "$Q/pieces.sh"                  # what the queue reads, copied: a later call re-sends the
@@ -120,7 +128,9 @@ wait)         # up to ${2:-560} s: returns when a queued piece finishes, with it
   while read -r n rc secs item; do echo "    $n: exit $rc after $secs s: $item"; done < <(cat "$Q/status" 2>/dev/null || true)
   find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
 salvage)      # before the machine's 30 minutes end: what the queue's running piece has finished so far, into $OUT
-  [ -f "$Q/current" ] && [ ! -f "$Q/finished" ] || { echo "salvage: no queued piece is running"; exit 2; }
+  if ! { [ -f "$Q/current" ] && [ ! -f "$Q/finished" ]; }; then    # a piece that ended since the last wait: returned as wait does
+    [ "$(lines "$Q/status")" -gt "$(cat "$Q/copied" 2>/dev/null || echo 0)" ] && exec bash "$SELF" wait 1
+    echo "salvage: no queued piece is running"; exit 2; fi
   read -r n item < "$Q/current"; n=${n%:}
   [ -d "$Q/out/$n" ] && cp -r "$Q/out/$n/." "$OUT/"
   case ${item##* } in
@@ -213,7 +223,7 @@ evaluate)
   models=(); for s in "${seeds[@]}"; do models+=(--model "$RUNS/c10-${EPOCHS:-1000}ep-s$s/model"); done
   first=${FIRST_SEED:-${seeds[0]:-0}}
   tag=$(IFS=-; echo "${seeds[*]}")                   # the models' seeds name the part too: sessions' parts differ by model
-  name=eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first${tag:+_m$tag}
+  name=eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first${tag:+_m$tag}${BUDGETS:+_b${BUDGETS//,/-}}   # budgets: a later part of other budgets is another part
   work=$KEEP/evaluate/$name                          # on the machine, so that a call cut off by its limit is continued by the next
   step timeout "$(lim 580)" python3 bench/compile_cache.py -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \

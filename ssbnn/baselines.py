@@ -37,7 +37,7 @@ class MAPConfig:
     seed: int = 0 # seed of initialisation, batches and augmentation
     device: str = "auto" # 'auto', 'cpu', 'cuda', ...
     amp: bool = True # bf16 autocast of the training steps on CUDA; ignored elsewhere
-    compile: bool = False # torch.compile the network for its training steps (CUDA only; the CIFAR setup turns it on)
+    compile: bool = False # torch.compile the training steps (CUDA, where the labels fill a batch: one step an epoch cannot repay it; the CIFAR setup turns it on)
     restore_best: bool = True # keep the best validation epoch's weights, else those at the stop (the CIFAR setup's choice)
 
     LIMITS: ClassVar[dict] = dict(lr=dict(low=0), weight_decay=dict(low=0), batch_size=dict(low=1, integer=True),
@@ -79,7 +79,7 @@ def train_map(model:nn.Module, # a classifier returning logits
     model.to(device, memory_format=torch.channels_last)                        # faster convolutions on GPUs and CPUs
     x, y, xv, yv = x.to(device), y.to(device), val[0].to(device), val[1].to(device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    step_model = torch.compile(model) if config.compile and device.type == "cuda" else model   # the same weights
+    step_model = torch.compile(model) if config.compile and device.type == "cuda" and len(y) >= config.batch_size else model   # the same weights
     losses, best, rising = [], (float("inf"), None), 0
     for epoch in tqdm(range(config.max_epochs), disable=not progress, desc="MAP", leave=False):
         _epoch(step_model, opt, x, y, config.batch_size, augment, gen, config.amp)

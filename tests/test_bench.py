@@ -481,7 +481,7 @@ def test_evaluate_piece_names_models_only_for_methods_that_use_them(tmp_path):
         _, out = _piece(tmp_path, "evaluate", **env)
         args = (tmp_path / "log").read_text().splitlines()[-1].split()
         return [args[i + 1] for i, a in enumerate(args) if a == "--model"], _comes_back(out)[0].split("/")[1]
-    assert models(METHODS="ss-bnn*", STAR_EPOCHS="150", BUDGETS="50") == ([], "eval_cifar10_ss-bnnstar_s0")
+    assert models(METHODS="ss-bnn*", STAR_EPOCHS="150", BUDGETS="50") == ([], "eval_cifar10_ss-bnnstar_s0_b50")   # its budgets name it
     _piece(tmp_path, "chain", SEED="1", EPOCHS="500")
     used, part = models(SEEDS="1", EPOCHS="500", METHODS="ss-bnn,ss-bnn*", STAR_EPOCHS="150")
     assert [Path(m).parent for m in used] == [tmp_path / "runs" / "c10-500ep-s1"] and part == "eval_cifar10_ss-bnn-ss-bnnstar_s1_m1"
@@ -510,6 +510,13 @@ def runbook_plans() -> list:
         if any(not st or st[-1] not in PIECES or not all(re.fullmatch(r"[A-Z_]+=.*", w) for w in st[:-1]) for st in steps): continue   # '...'
         plans.append([(dict(w.split("=", 1) for w in st[:-1]), st[-1]) for st in steps])
     return [[({k: "1" if v == "K" else v for k, v in env.items()}, p) for env, p in plan] for plan in plans]
+
+
+def test_runbook_queues_are_one_line_each():
+    "A queue command of the runbook is one line, so that it is copied whole: a line break inside a quoted item would reach the device."
+    import re
+    spans = [s for s in re.findall(r"`([^`]*)`", (ROOT / "bench" / "results" / "README.md").read_text()) if s.startswith("queue '")]
+    assert spans and not [s for s in spans if "\n" in s], [s for s in spans if "\n" in s]
 
 
 def test_every_runbook_plan_runs_through_the_stand_in(tmp_path):
@@ -595,6 +602,10 @@ def test_gpu_pieces_queue_outlives_its_call_and_each_wait_returns_one_piece(tmp_
     r, out = _piece(tmp_path, "wait")
     assert r.returncode == 2 and "no queue on this machine" in r.stdout
     assert _piece(tmp_path, "queue")[0].returncode == 2                       # nothing named
+    r, out = _piece(tmp_path, "queue", "SEED=1 EPOCHS=500\n     chain")       # a plan copied with a line break inside an item
+    assert r.returncode == 2 and "spans lines" in r.stdout and not (tmp_path / "keep" / "queue").exists(), r.stdout
+    r, out = _piece(tmp_path, "queue", "laplace", "SEED=1 EPOCHS=500")      # an item that names no piece: nothing starts
+    assert r.returncode == 2 and "'SEED=1 EPOCHS=500' does not end in a piece" in r.stdout and not (tmp_path / "keep" / "queue").exists()
     (tmp_path / "c10.npz").write_bytes(b"archive")
     env = dict(STUB_SLEEP="4", ARCHIVE=str(tmp_path / "c10.npz"))
     t = time.monotonic()
@@ -686,6 +697,12 @@ def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_p
     assert "salvage of 1: SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate" in r.stdout
     r, out = _piece(tmp_path, "wait")                                         # the queue goes on: its piece ends as usual
     assert "1 of 1 pieces done, 1 returned" in r.stdout and len(_comes_back(out)) == 6                   # ended unfinished: marked too
+    r, out = _piece(tmp_path, "queue", "laplace", **env)                      # a piece that ends between the last wait and the salvage
+    for _ in range(100):
+        if (tmp_path / "keep" / "queue" / "finished").exists(): break
+        time.sleep(0.2)
+    r, out = _piece(tmp_path, "salvage")                                      # comes back as a wait would return it
+    assert r.returncode == 0 and _comes_back(out) == ["laplace/laplace_predict.json"] and "1 of 1 pieces done, 1 returned" in r.stdout, r.stdout
 
 
 def _peer():
