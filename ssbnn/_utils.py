@@ -352,7 +352,7 @@ def join_tensors(skeleton, tensors:dict, what:str="the tensor file"):
 @contextlib.contextmanager
 def seeded(seed:int):
     "Run a block under `torch.manual_seed(seed)` without disturbing the caller's global generators, CPU and CUDA."
-    with torch.random.fork_rng(devices=range(torch.cuda.device_count()) if torch.cuda.is_available() else []):   # manual_seed seeds CUDA's too
+    with torch.random.fork_rng(devices=range(torch.cuda.device_count()) if torch.cuda.is_initialized() else []):   # CUDA's too, once in use
         torch.manual_seed(seed)
         yield
 
@@ -372,7 +372,7 @@ def shuffled_batches(n:int, # examples in the epoch
                      generator:torch.Generator, # draws the order
                      device=None, # where the indices are made (default: the generator's device)
                     ) -> tuple:
-    "A random order of `range(n)` in `ceil(n / batch_size)` near-equal batches of indices, each `(b,)` long."
+    "A random order of `range(n)` in `ceil(n / batch_size)` near-equal batches of indices, each `(b,)` int64."
     return torch.randperm(n, generator=generator, device=device or generator.device).tensor_split(max(1, math.ceil(n / batch_size)))
 
 # %% ../nbs/00_utils.ipynb #b0cecf9a
