@@ -476,8 +476,9 @@ def merge_evaluations(results:list[dict],
     if clash: raise ValueError(f"a part holds the run {', '.join(map(str, min(clash)))} already; form that ensemble in one place")
     out["records"] += made
     methods = [m for res in results for m in res["meta"]["config"]["methods"]] + [r["method"] for r in made]
-    out["meta"].update(pretrained=pretrained, pretrain_seconds=sum(res["meta"]["pretrain_seconds"] for res in results),
-                       config={**out["meta"]["config"], "methods": list(dict.fromkeys(methods))})
+    star = [res["meta"]["config"]["pretrain"] for res in results if any("*" in m for m in res["meta"]["config"]["methods"])]
+    out["meta"].update(pretrained=pretrained, pretrain_seconds=sum(res["meta"]["pretrain_seconds"] for res in results),   # SS-BNN*'s recipe: a part's
+                       config={**out["meta"]["config"], "methods": list(dict.fromkeys(methods)), **({"pretrain": star[0]} if star else {})})   # that ran it
     return out
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #684089de
