@@ -64,7 +64,8 @@ set -uo pipefail
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "${ROOT:-$(dirname "$SELF")/..}"
 OUT=${OUT:-/tmp/out} RUNS=${RUNS:-/tmp/runs} KEEP=${KEEP:-/tmp/keep}
-piece=${1:?which piece: speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace, or queue / wait / salvage}
+PIECES="speed modes optim sweep long peer rho table1 ddp chain evaluate active laplace"   # what an item may run
+piece=${1:?which piece: ${PIECES// /, }, or queue / wait / salvage}
 Q=$KEEP/queue
 part_back() {  # WORK DEST: a part's records (an evaluation's or active learning's, finished or partial), and an evaluation's kept
                # predictions as tar parts (8 files of 16 MiB come back)
@@ -87,11 +88,9 @@ case $piece in
 queue)        # the pieces named, one after another, in a process of their own that outlives this call (setsid)
   shift; [ $# -gt 0 ] || { echo "queue: name the pieces, e.g. queue 'SEED=0 chain' 'SEEDS=0 evaluate'"; exit 2; }
   for item in "$@"; do   # each item one line ending in a piece, checked before anything starts: a line broken inside a
-    case ${item##*[[:space:]]} in                      # quoted item would otherwise run its tail with no settings at all
-      speed|modes|optim|sweep|long|peer|rho|table1|ddp|chain|evaluate|active|laplace)
-        [[ $item != *$'\n'* ]] || { echo "queue: the item '${item//$'\n'/\\n}' spans lines; give each item on one line"; exit 2; } ;;
-      *) echo "queue: the item '${item//$'\n'/\\n}' does not end in a piece (speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace)"; exit 2 ;;
-    esac
+    [[ " $PIECES " == *" ${item##*[[:space:]]} "* ]] ||   # quoted item would otherwise run its tail with no settings at all
+      { echo "queue: the item '${item//$'\n'/\\n}' does not end in a piece (${PIECES// /, })"; exit 2; }
+    [[ $item != *$'\n'* ]] || { echo "queue: the item '${item//$'\n'/\\n}' spans lines; give each item on one line"; exit 2; }
   done
   if [ -f "$Q/pid" ] && [ ! -f "$Q/finished" ] && kill -0 "$(cat "$Q/pid")" 2>/dev/null; then echo "queue: one is running already (bash bench/gpu_pieces.sh wait)"; exit 2; fi
   source tools/device_env.sh || exit 1
@@ -248,6 +247,6 @@ peer)         # SimCLR as lightly trains it, in a loop of its own (bench/peer_si
       --decay weights --knn-every 5 "${extra[@]}" --out "$OUT/peer/peer_simclr_cifar10_${e}ep${tag:+_$tag}.json" ;;
 laplace)
   step python3 bench/laplace_predict.py --inputs 150000 --out "$OUT/laplace/laplace_predict.json" ;;
-*) echo "unknown piece $piece: speed, modes, optim, sweep, long, peer, rho, table1, ddp, chain, evaluate, active, laplace (or queue, wait, salvage)"; exit 2 ;;
+*) echo "unknown piece $piece: ${PIECES// /, } (or queue, wait, salvage)"; exit 2 ;;
 esac
 cache_back; ls -la "$OUT/$piece"; exit "$fail"

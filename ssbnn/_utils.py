@@ -14,8 +14,8 @@ __all__ = ['SEED_LIMITS', 'STOP_SIGNALS', 'REBUILDABLE', 'get_device', 'warn_use
            'check_seed', 'check_limits', 'Terminated', 'deferred_interrupt', 'one_interrupt', 'termination_requests',
            'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint', 'load_checkpoint',
            'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec', 'part_spec',
-           'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state', 'shuffled_batches',
-           'environment']
+           'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state', 'batch_count',
+           'shuffled_batches', 'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -367,13 +367,19 @@ def set_rng_state(state:dict):
     if state["cuda"] and torch.cuda.is_available(): torch.cuda.set_rng_state_all(state["cuda"])
 
 # %% ../nbs/00_utils.ipynb #7030df06
+def batch_count(n:int, # examples in the epoch
+                batch_size:int, # the most a batch may hold
+               ) -> int:
+    "How many near-equal batches of at most `batch_size` an epoch of `n` examples takes: `ceil(n / batch_size)`, at least 1."
+    return max(1, math.ceil(n / batch_size))
+
 def shuffled_batches(n:int, # examples in the epoch
                      batch_size:int, # the most a batch may hold
                      generator:torch.Generator, # draws the order
                      device=None, # where the indices are made (default: the generator's device)
                     ) -> tuple:
     "A random order of `range(n)` in `ceil(n / batch_size)` near-equal batches of indices, each `(b,)` int64."
-    return torch.randperm(n, generator=generator, device=device or generator.device).tensor_split(max(1, math.ceil(n / batch_size)))
+    return torch.randperm(n, generator=generator, device=device or generator.device).tensor_split(batch_count(n, batch_size))
 
 # %% ../nbs/00_utils.ipynb #b0cecf9a
 def environment(device) -> dict:

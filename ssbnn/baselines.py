@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from ._utils import SEED_LIMITS, get_device, seeded, check_limits, check_number, shuffled_batches
+from ._utils import SEED_LIMITS, get_device, seeded, check_limits, check_number, batch_count, shuffled_batches
 from .data import as_float, check_images, check_labelled
 from .augment import DigitsAugment
 from .models import DigitsCNN, Classifier
@@ -273,7 +273,7 @@ def swag_moments(model:nn.Module, x:Tensor, y:Tensor, augment, lr:float, config:
     "Run SGD from the current weights of `model` with MAP's training step, collecting `snapshots_per_epoch` snapshots per epoch."
     per = config.snapshots_per_epoch
     bs = max(1, min(batch_size, -(-len(y) // per)))         # at least `per` steps an epoch (from 10 images when `per` is 4)
-    steps = -(-len(y) // bs)
+    steps = batch_count(len(y), bs)
     take = {-(-(j + 1) * steps // per) - 1 for j in range(per)}       # the last step of each of `per` near-equal runs
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=config.momentum)
     mom = SWAGMoments(sum(p.numel() for p in model.parameters()), config.rank, x.device)

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from ._utils import as_option, rebuildable, warn_user, check_limits, check_number, shuffled_batches
+from ._utils import as_option, rebuildable, warn_user, check_limits, check_number, batch_count, shuffled_batches
 from .data import check_labels, class_count
 from .metrics import nll
 
@@ -58,7 +58,7 @@ def linear_probe(features:Tensor, # cached features (N,dim)
     nn.init.zeros_(head.weight); nn.init.zeros_(head.bias)
     opt = torch.optim.SGD(head.parameters(), lr=config.lr, momentum=config.momentum, nesterov=config.momentum > 0,
                           weight_decay=config.weight_decay)
-    steps = math.ceil(len(y) / config.batch_size)         # batches an epoch, near-equal (`shuffled_batches`)
+    steps = batch_count(len(y), config.batch_size)        # batches an epoch, near-equal (`shuffled_batches`)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, config.epochs * steps)
     gen = torch.Generator(features.device).manual_seed(config.seed)
     with torch.enable_grad():
