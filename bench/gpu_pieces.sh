@@ -52,14 +52,16 @@
 #                     the part: eval_cifar10_<methods>_s<first>[_m<seeds>][_b<budgets>]), STAR_EPOCHS
 #                     (SS-BNN*'s pretraining, if METHODS has it), KEEP_PREDICTIONS (methods whose predictions are kept for
 #                     ensembles of sessions, e.g. ss-bnn: they come back as predictions.tar.N, parts of at most 15 MiB); cut
-#                     off by the time limit, the same call continues it (partial.json, on the warm machine); parts of
-#                     sessions join here with ssbnn-evaluate --merge
+#                     off by the time limit, the same call continues it (partial.json, on the warm machine), and a part
+#                     of no pretrained model (the baselines) an earlier session salvaged, the session's calls carry
+#                     (tools/carry_salvaged.py); parts of sessions join here with ssbnn-evaluate --merge
 #   laplace (~1 min)  the last-layer Laplace predictive, ssbnn's against laplace-torch's (bench/laplace_predict.py, 150,000 inputs)
 #   active  (~9 min)  active learning (bench/active_cifar.py), label seed SEED (0), with the chained EPOCHS (500) SS-BNN and SimCLR
 #                     of pretraining seed SEED, those METHODS use (ss-bnn-bald,ss-bnn-random,simclr-entropy; set, it names the part:
 #                     ensemble-bald uses neither, ss-bnn-bald,ss-bnn-random no SimCLR), ENSEMBLE_BUDGET (the
 #                     deep ensemble's last label count, if METHODS has ensemble-bald; default all 500); cut off by the time
-#                     limit, the same call continues it (partial.json, on the warm machine); parts join with active_cifar.py --merge
+#                     limit, the same call continues it (partial.json, on the warm machine), and a salvaged ensemble-bald part
+#                     the session's calls carry (tools/carry_salvaged.py); parts join with active_cifar.py --merge
 set -uo pipefail
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "${ROOT:-$(dirname "$SELF")/..}"
@@ -76,6 +78,12 @@ part_back() {  # WORK DEST: a part's records (an evaluation's or active learning
 mark_salvaged() {  # DEST: a part returned with its finished runs only, which no call will continue: marked for tools/file_eval_parts.sh
   if [ -f "$1/partial.json" ] && [ ! -f "$1/results.json" ]; then touch "$1/salvaged"
   elif [ ! -f "$1/results.json" ]; then rm -rf "$1"; echo "salvage: $(basename "$1") had finished no run yet"; fi; return 0
+}
+continue_from() {  # KIND NAME WORK: a part an earlier session salvaged (tools/carry_salvaged.py put it in CONTINUE, .devdata/continue,
+                   # carried: its partial.json in a folder claimed for the program) becomes WORK, which this call continues
+  local src=${CONTINUE:-.devdata/continue}/$1/$2
+  [ -f "$src/partial.json" ] && [ ! -e "$3" ] || return 0
+  mkdir -p "$(dirname "$3")" && cp -r "$src" "$3" && echo "$1: continuing $2 from the runs an earlier session's salvaged part finished ($src)"
 }
 lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 lim() {   # DEADLINE [QUEUED]: seconds left until DEADLINE s after this script started (device_env.sh's install counts), at least 1;
@@ -96,6 +104,7 @@ queue)        # the pieces named, one after another, in a process of their own t
   source tools/device_env.sh || exit 1
   rm -rf "$Q"; mkdir -p "$Q"; cp "$SELF" "$Q/pieces.sh"                  # what the queue reads, copied: a later call re-sends the
   cp "$ARCHIVE" "$Q/" || exit 1; export ARCHIVE=$Q/$(basename "$ARCHIVE")          # tree and may leave out its ignored paths
+  if [ -d "${CONTINUE:-.devdata/continue}" ]; then cp -r "${CONTINUE:-.devdata/continue}" "$Q/continue"; export CONTINUE=$Q/continue; fi
   printf '%s\n' "$@" > "$Q/items"
   ROOT=$PWD setsid nohup bash "$Q/pieces.sh" _run > "$Q/log" 2>&1 < /dev/null & echo $! > "$Q/pid"
   sleep 2; cat "$Q/log"; echo "queued $# pieces: bash bench/gpu_pieces.sh wait"; exit 0 ;;
@@ -224,6 +233,7 @@ evaluate)
   tag=$(IFS=-; echo "${seeds[*]}")                   # the models' seeds name the part too: sessions' parts differ by model
   name=eval_cifar10_$(echo "${METHODS:-ss-bnn,ss-map}" | tr ',' '-' | sed 's/\*/star/g')_s$first${tag:+_m$tag}${BUDGETS:+_b${BUDGETS//,/-}}   # budgets: a later part of other budgets is another part
   work=$KEEP/evaluate/$name                          # on the machine, so that a call cut off by its limit is continued by the next
+  continue_from evaluate "$name" "$work"
   step timeout "$(lim 580)" python3 bench/compile_cache.py -c "from ssbnn.cli import evaluate_main; raise SystemExit(evaluate_main())" --data cifar10 --archive "$ARCHIVE" \
       "${models[@]}" ${STAR_EPOCHS:+--epochs "$STAR_EPOCHS"} --methods "${METHODS:-ss-bnn,ss-map}" --budgets "${BUDGETS:-50,500,5000,all}" --seed "$first" \
       --seeds "${LABEL_SEEDS:-1}" ${KEEP_PREDICTIONS:+--keep-predictions "$KEEP_PREDICTIONS"} --quiet --out "$work"
@@ -234,6 +244,7 @@ active)
   budget=$([[ ,$methods, == *,ensemble-bald,* ]] && echo "${ENSEMBLE_BUDGET:-}")            # the ensemble's own, where it runs
   name=active_cifar10_${EPOCHS:-500}ep_s${SEED:-0}$([ "$methods" = ss-bnn-bald,ss-bnn-random,simclr-entropy ] || echo "_${methods//,/_}")${budget:+_to$budget}
   work=$KEEP/active/$name                            # on the machine, so that a call cut off by its limit is continued by the next
+  continue_from active "$name" "$work"
   models=()                                          # the chained encoders of pretraining seed SEED, those its methods use
   [[ ,$methods, == *,ss-bnn-* ]] && models+=(--ssbnn-model "$RUNS/c10-${EPOCHS:-500}ep-s${SEED:-0}/model")
   [[ ,$methods, == *,simclr-entropy,* ]] && models+=(--simclr-model "$RUNS/c10-simclr-${EPOCHS:-500}ep-s${SEED:-0}/model")

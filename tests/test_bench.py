@@ -293,7 +293,8 @@ def _piece(tmp_path, piece:str, *args, **env):
     out = tmp_path / "out"
     shutil.rmtree(out, ignore_errors=True); out.mkdir()
     e = {**os.environ, "PATH": f"{stub}:{os.environ['PATH']}", "OUT": str(out), "RUNS": str(tmp_path / "runs"), "KEEP": str(tmp_path / "keep"),
-         "STUB_LOG": str(tmp_path / "log"), "STUB_REAL": sys.executable, "SITE": str(tmp_path / "site"), "CARRIED_CACHE": str(tmp_path / "carried"), **env}
+         "STUB_LOG": str(tmp_path / "log"), "STUB_REAL": sys.executable, "SITE": str(tmp_path / "site"), "CARRIED_CACHE": str(tmp_path / "carried"),
+         "CONTINUE": str(tmp_path / "continue"), **env}
     call = subprocess.Popen(["bash", str(ROOT / "bench" / "gpu_pieces.sh"), piece, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=e, cwd=ROOT, start_new_session=True)
     stdout, stderr = call.communicate(timeout=120)
@@ -677,6 +678,74 @@ def test_gpu_pieces_commands_are_ones_their_scripts_accept(tmp_path):
     peer = [c for c in commands if "peer_simclr.py" in c]                            # the simclr-sgd point's warm-up: a tenth, at most 10
     assert "--epochs 50 --warmup-epochs 5 --decay weights --knn-every 5 --out" in peer[0] and peer[0].endswith("/peer/peer_simclr_cifar10_50ep.json")
     assert "--epochs 200 --warmup-epochs 10 --decay weights --knn-every 5 --joint-bn --knn-every 20" in peer[1] and peer[1].endswith("_200ep_jointbnknnevery20.json")
+
+
+def test_a_salvaged_part_of_no_pretrained_model_continues_in_a_later_session(tmp_path):
+    "tools/carry_salvaged.py carries the salvaged baseline and deep-ensemble parts (not those resting on models or kept predictions); the piece of that name continues them, queued too; the result, or a part salvaged further on, replaces the filed one."
+    import re, shutil
+    run = lambda m, n, k: {"method": m, "labels": n, "seed": k}
+    base, active = "eval_cifar10_map-ll-laplace_s0_b50-500", "active_cifar10_500ep_s0_ensemble-bald"
+    data = {"data": {"train": "a", "val": "b", "test": "c"}}
+    parts = {base: {"inputs": {**data, "map": {}}, "records": [run("map", 50, 0)], "meta": {"config": {"keep_predictions": []}}},
+             active: {"inputs": {**data, "methods": {"ensemble-bald": {"weights": None}}}, "records": [run("ensemble-bald", 50, 0)], "meta": {"config": {}}},
+             "eval_cifar10_ss-bnn-ss-map_s0_m0": {"inputs": {**data, "models": ["f00"]}, "records": [run("ss-bnn", 50, 0)], "meta": {"config": {}}},
+             "eval_cifar10_map_s0_b50": {"inputs": data, "records": [run("map", 50, 0)], "meta": {"config": {"keep_predictions": ["map"]}}},
+             "active_cifar10_500ep_s0_ss-bnn-bald": {"inputs": {**data, "methods": {"ss-bnn-bald": {"weights": "e3b"}}}, "records": [], "meta": {}},
+             "eval_cifar10_old_s0": {"records": []}, "eval_cifar10_unmarked_s0": {"inputs": data, "records": []}}
+    for name, saved in parts.items():
+        (tmp_path / "filed" / name).mkdir(parents=True); (tmp_path / "filed" / name / "partial.json").write_text(json.dumps(saved))
+        if name != "eval_cifar10_unmarked_s0": (tmp_path / "filed" / name / "salvaged").touch()
+    shutil.copytree(tmp_path / "filed" / base, tmp_path / "held" / base)       # the runbook holds the parts out of the tree: one copy carried
+    carry = lambda *a: subprocess.run([sys.executable, str(ROOT / "tools" / "carry_salvaged.py"), *map(str, a)], capture_output=True, text=True)
+    (tmp_path / "continue" / "evaluate" / "stale").mkdir(parents=True)
+    r = carry(tmp_path / "filed", tmp_path / "held", "--into", tmp_path / "continue")
+    assert r.returncode == 0, r.stderr
+    assert sorted(str(p.relative_to(tmp_path / "continue")) for p in (tmp_path / "continue").rglob("*.json")) == [
+        f"active/{active}/partial.json", f"evaluate/{base}/partial.json"] and not (tmp_path / "continue" / "evaluate" / "stale").exists()
+    prog = re.search(r'^PROG = "(.+)"$', (ROOT / "bench" / "active_cifar.py").read_text(), re.M).group(1)
+    for kind, name, program in (("evaluate", base, "ssbnn-evaluate"), ("active", active, prog)):   # folders that program continues
+        assert f"written by ssbnn's {program};" in (tmp_path / "continue" / kind / name / ".ssbnn-run").read_text()
+    said = r.stdout.splitlines()
+    assert len(said) == 6 and sum("carried to" in l for l in said) == 2, r.stdout               # the held copy of the same part: once
+    for part, why in (("s0_m0", "rests on pretrained models"), ("map_s0_b50", "kept predictions"), ("ss-bnn-bald", "rests on pretrained encoders"),
+                      ("old_s0", "does not say what its runs rest on")):
+        assert any(part + ":" in l and why in l for l in said), (part, r.stdout)
+    bad = carry(tmp_path / "nowhere")
+    assert bad.returncode == 2 and "no folder" in bad.stderr.strip().splitlines()[-1]
+    bad = carry(tmp_path / "filed", "--into", tmp_path)                        # a folder of other things is not emptied
+    assert bad.returncode == 2 and "which this script did not write" in bad.stderr and (tmp_path / "filed").is_dir()
+    env = dict(CONTINUE=str(tmp_path / "continue"), SEEDS="", METHODS="map,ll-laplace", BUDGETS="50,500")
+    r, out = _piece(tmp_path, "evaluate", **env)                               # the stub finishes what it finds begun
+    assert f"continuing {base}" in r.stdout and _comes_back(out) == [f"evaluate/{base}/{f}" for f in ("evaluation.png", "results.json", "tables.md")], r.stdout
+    assert (tmp_path / "keep" / "evaluate" / base / ".ssbnn-run").is_file()    # the claimed folder, copied whole
+    r, out = _piece(tmp_path, "active", CONTINUE=str(tmp_path / "continue"), METHODS="ensemble-bald")
+    assert f"continuing {active}" in r.stdout and f"active/{active}/results.json" in _comes_back(out), r.stdout
+    r, out = _piece(tmp_path, "evaluate", **{**env, "BUDGETS": "50"})          # another part: nothing to continue, begun afresh
+    assert "continuing" not in r.stdout and _comes_back(out) == ["evaluate/eval_cifar10_map-ll-laplace_s0_b50/partial.json"]
+    shutil.rmtree(tmp_path / "keep")                                           # a fresh machine, queued: the queue's own copy is read
+    (tmp_path / "c10.npz").write_bytes(b"archive")
+    r, _ = _piece(tmp_path, "queue", "EPOCHS=20 chain", "SEEDS= METHODS=map,ll-laplace BUDGETS=50,500 evaluate",
+                  CONTINUE=str(tmp_path / "continue"), ARCHIVE=str(tmp_path / "c10.npz"), STUB_SLEEP="3")
+    assert r.returncode == 0, r.stdout + r.stderr
+    shutil.rmtree(tmp_path / "continue")                                       # a later call that carries no .devdata
+    said = [_piece(tmp_path, "wait") for _ in range(2)]                       # the log comes with the wait that finds it
+    assert f"continuing {base}" in said[0][0].stdout + said[1][0].stdout and f"evaluate/{base}/results.json" in _comes_back(said[1][1]), said
+    def file(folder):
+        return subprocess.run(["bash", str(ROOT / "tools" / "file_eval_parts.sh"), str(folder)], capture_output=True, text=True,
+                              env={**os.environ, "INTO": str(tmp_path / "parts")})
+    further = tmp_path / "further" / "evaluate" / base
+    further.mkdir(parents=True); (further / "salvaged").touch()
+    shutil.copytree(tmp_path / "filed" / base, tmp_path / "parts" / base)
+    (further / "partial.json").write_text(json.dumps({**parts[base], "records": [run("map", 50, 0), run("ll-laplace", 50, 0)]}))
+    r = file(tmp_path / "further")                                             # continued, and salvaged again further on: replaces it
+    assert r.returncode == 0 and "replaces the salvaged part" in r.stdout, r.stdout
+    assert len(json.loads((tmp_path / "parts" / base / "partial.json").read_text())["records"]) == 2
+    shutil.copytree(tmp_path / "filed" / base, tmp_path / "again" / "evaluate" / base)
+    r = file(tmp_path / "again")                                               # the shorter salvaged copy, filed again: skipped
+    assert f"{base}: a salvaged part holding all of its runs is filed already" in r.stdout, r.stdout
+    (further / "partial.json").write_text(json.dumps({**parts[base], "records": [run("swag", 50, 0)]}))
+    r = file(tmp_path / "further")                                             # one that lacks its runs: refused
+    assert r.returncode == 1 and "lacks 2 of the salvaged part's runs" in r.stdout, r.stdout
 
 
 def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_path):

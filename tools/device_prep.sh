@@ -3,6 +3,7 @@
 #   .devdata/cifar10_train.npz   the CIFAR-10 training archive (../shared does not travel)
 #   .devdata/before/             the code before the speed work (4e4ebcf: per-tensor LARS, a host sync per step,
 #                                encoder-only compilation), for the same-seed before/after comparison of issue 13
+#   .devdata/continue/           the salvaged parts a session can continue (the baselines'; tools/carry_salvaged.py)
 #   .whl/                        wheels of what the device image lacks: laplace-torch and its curvature backends,
 #                                kornia, fastcore (the image has torch, numpy, scipy, scikit-learn, safetensors, ...)
 # The torch.compile artifacts of earlier sessions travel committed, in bench/compile_artifacts (tools/keep_compile_cache.sh).
@@ -13,6 +14,7 @@ ARCHIVE=${SSBNN_CIFAR_ARCHIVE:-../shared/data/cifar10_train.npz}
 mkdir -p .devdata .whl
 cp -u "$ARCHIVE" .devdata/cifar10_train.npz
 rm -rf .devdata/compile_cache                 # before 2026-11-27 the artifacts were kept here; they travel committed now
+.venv/bin/python tools/carry_salvaged.py --into .devdata/continue      # from bench/results/*_cifar10_parts and the held copies (/tmp/held)
 rm -rf .devdata/before && mkdir -p .devdata/before && git archive 4e4ebcf ssbnn bench | tar -x -C .devdata/before
 WHEELS="laplace-torch==0.3 curvlinops-for-pytorch==3.0.1 asdfghjkl==0.1a4 backpack-for-pytorch==1.7.1 unfoldNd==0.2.3 einconv==0.1.0
         kornia==0.9.0 kornia_rs==0.2.0 fastcore==1.14.5"

@@ -8,9 +8,9 @@
 # bench/results/active_cifar10_parts/<name>/, joined by bench/active_cifar.py --merge:
 #   bash tools/file_eval_parts.sh FILES_AT...        (each call's files_at; INTO and ACTIVE_INTO set other destinations)
 # A salvaged part (`gpu_pieces.sh salvage`, or a queued evaluation its time limit ended: partial.json and the mark
-# `salvaged`, no results.json) is filed with its finished runs, which --merge takes; a later part of the same name whose
-# results.json holds all of those runs (that seed run again) replaces it. A partial.json without the mark is an
-# evaluation its next call continues: skipped (`touch FOLDER/salvaged` files one that no call will continue). A part
+# `salvaged`, no results.json) is filed with its finished runs, which --merge takes; a later part of the same name
+# that holds all of those runs (that seed run again, or the part continued in a later session: tools/carry_salvaged.py),
+# finished or salvaged again, replaces it. A partial.json without the mark is an evaluation its next call continues: skipped (`touch FOLDER/salvaged` files one that no call will continue). A part
 # is refused if a run it lists as kept has no predictions file (a tar part that did not come back). A part filed
 # already is skipped if it holds the same records and all their predictions, and refused otherwise.
 set -euo pipefail
@@ -22,7 +22,7 @@ for f in "$@"; do
 done
 cd "$(dirname "$0")/.."
 kinds=()                                            # the kinds of part found: their merge commands are printed at the end
-covers() {  # NEW OLD: fails unless the records of NEW (a results.json) hold every run of OLD (a salvaged partial.json)
+covers() {  # NEW OLD: fails unless the records of NEW (a results.json or partial.json) hold every run of OLD (a salvaged partial.json)
   python3 - "$1" "$2" <<'PY'
 import json, sys
 runs = lambda f: {(r["method"], r["labels"], r["seed"]) for r in json.load(open(f))["records"]}
@@ -60,8 +60,10 @@ while IFS= read -r -d '' d; do
     if cmp -s "$d/$file" "$dest/$file" && check "$dest" "$file" >/dev/null 2>&1; then echo "$name: filed already"; continue; fi
     if [ "$file" = partial.json ] && [ -f "$dest/results.json" ] && [ ! -f "$dest/salvaged" ]; then
       echo "$name: its finished part is filed already: the salvaged one skipped"; continue; fi
-    if [ "$file" = results.json ] && [ -f "$dest/salvaged" ]; then
-      why=$(covers "$d/results.json" "$dest/partial.json" 2>&1) || { echo "$d cannot replace the salvaged $dest: $why; give $flag=another folder"; exit 1; }
+    if [ "$file" = partial.json ] && [ -f "$dest/salvaged" ] && covers "$dest/partial.json" "$d/partial.json" >/dev/null 2>&1; then
+      echo "$name: a salvaged part holding all of its runs is filed already: skipped"; continue; fi
+    if [ -f "$dest/salvaged" ]; then            # finished, or salvaged again further on (continued from it: tools/carry_salvaged.py)
+      why=$(covers "$d/$file" "$dest/partial.json" 2>&1) || { echo "$d cannot replace the salvaged $dest: $why; give $flag=another folder"; exit 1; }
       replacing=1
     else echo "$dest holds another result, or lacks kept predictions; move it away first, or give $flag=another folder"; exit 1; fi
   fi
