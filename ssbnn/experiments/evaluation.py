@@ -247,14 +247,21 @@ def _weights_sha(model) -> str|None:
     "SHA-256 of a pretrained model's encoder weights, as checkpoints digest theirs (None for a model without an encoder, e.g. a test's stand-in)."
     return None if (enc := getattr(model, "encoder", None)) is None else state_digest(enc.state_dict())
 
-def _inputs(setup:Setup, cfg:EvalConfig, pretrained=None) -> dict:
-    "What the records depend on besides `cfg`: the splits' (and OOD set's) bytes, the baselines' settings, the pretraining recipe or the given models."
+def _images(setup:Setup, cfg:EvalConfig) -> dict:
+    "SHA-256 of the images the records are fitted to and scored on: {'train', 'val', 'test'} and, with `cfg.ood`, 'ood'."
     d = setup.data
+    return {**{s: data_fingerprint(getattr(d, f"x_{s}"))["sha256"] for s in ("train", "val", "test")},
+            **({"ood": data_fingerprint(setup.ood)["sha256"]} if cfg.ood else {})}
+
+def _inputs(setup:Setup, cfg:EvalConfig, pretrained=None,
+            images:dict|None=None, # `_images` of this evaluation, where computed already
+           ) -> dict:
+    "What the records depend on besides `cfg`: the splits' (and OOD set's) bytes, the baselines' settings, the pretraining recipe or the given models."
+    im = images or _images(setup, cfg)
     stars = any(m.startswith("ss-bnn*") for m in cfg.methods)   # SS-BNN* pretrains here with `setup.pretrain`, models given or not
     made = {**({"models": [_weights_sha(m) for m in pretrained]} if pretrained else {}),
             **({"pretrain": settings_json(setup.pretrain)} if stars or not pretrained else {})}
-    return {"data": {s: data_fingerprint(getattr(d, f"x_{s}"))["sha256"] for s in ("train", "val", "test")},
-            "ood": data_fingerprint(setup.ood)["sha256"] if cfg.ood else None, "map": settings_json(setup.map_config), "swag": settings_json(setup.swag_config), **made}
+    return {"data": {s: im[s] for s in ("train", "val", "test")}, "ood": im.get("ood"), "map": settings_json(setup.map_config), "swag": settings_json(setup.swag_config), **made}
 
 _INPUT_NAMES = dict(config="evaluation settings", data="images", ood="OOD images", map="baseline training settings", swag="SWAG settings",
                     pretrain="pretraining settings", models="pretrained models")   # how messages call what a partial file rests on
@@ -266,11 +273,13 @@ def interrupted(partial, # a file `run_evaluation` keeps its finished runs in, o
     "What an interrupted evaluation with the same settings saved ({} without a file): its finished `records` and its `meta` so far."
     return read_partial(partial, _settings(config), inputs, _INPUT_NAMES, again="evaluate", restart="start again (ssbnn-evaluate --overwrite)")
 
-def _meta(setup:Setup, cfg:EvalConfig, ss:list, pretrain_seconds:float, total_seconds:float, env:dict, runs:int) -> dict:
-    "The result's `meta`: the settings with the SS-BNNs' recipe as the models say it, the wall times, the runs planned, the pretraining's history, the machine."
+def _meta(setup:Setup, cfg:EvalConfig, ss:list, pretrain_seconds:float, total_seconds:float, env:dict, runs:int,
+          images:dict, # `_images`: what a merge checks its parts share
+         ) -> dict:
+    "The result's `meta`: the settings with the SS-BNNs' recipe as the models say it, the wall times, the runs planned, the images' SHA-256, the pretraining's history, the machine."
     own = [{**_recipe(getattr(m, "config_", None)), "prior_std": getattr(getattr(m, "elbo", None), "prior_std", None)} for m in ss]   # as given models say, not the setup
     return {"config": {**asdict(cfg), **_recipe(getattr(ss[0], "config_", None) if ss else setup.pretrain), "pretrain": asdict(setup.pretrain)},
-            "pretrain_seconds": pretrain_seconds, "total_seconds": total_seconds, "runs_planned": runs, "pretrained": own,
+            "pretrain_seconds": pretrain_seconds, "total_seconds": total_seconds, "runs_planned": runs, "images": images, "pretrained": own,
             "history": ss[0].history_ if ss else [], **env}
 
 def run_evaluation(setup:Setup, config:EvalConfig|None=None,
@@ -287,13 +296,13 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
         raise TypeError(f"pretrained must be a list of pretrained SSBNNs, e.g. [model] (one per pretraining); got {type(pretrained).__name__}")
     cfg = config or EvalConfig()
     if pretrained and len({id(m) for m in pretrained}) < len(pretrained): raise ValueError("pretrained holds one model more than once; give each pretraining once")
-    inputs = _inputs(setup, cfg, pretrained) if partial is not None else None
+    shas = _images(setup, cfg)                                  # in the meta: a merge refuses parts scored on other images
+    inputs = _inputs(setup, cfg, pretrained, shas) if partial is not None else None
     saved = interrupted(partial, cfg, inputs)                  # before any work: a file of other settings is refused now
     done, earlier = saved.get("records", []), saved.get("meta", {})
     e_total, e_pre = earlier.get("total_seconds", 0.), earlier.get("pretrain_seconds", 0.)   # what the calls before this one spent
     if cfg.keep_predictions and predictions is None: raise ValueError("keep_predictions needs predictions=FOLDER, where the runs' predictions go")
     d = setup.data
-    images = data_fingerprint(d.x_test)["sha256"] if cfg.keep_predictions else None
     counts = cfg.label_counts(len(d.y_train), d.num_classes)   # before any pretraining
     if pretrained and "ss-bnn-ensemble" in cfg.methods and len(pretrained) < cfg.ss_ensemble:
         raise ValueError(f"an SS-BNN ensemble of {cfg.ss_ensemble} needs {cfg.ss_ensemble} pretrained models, {len(pretrained)} given; give more, "
@@ -306,7 +315,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
     t_pre, records, env = time.time() - t1 + e_pre, list(done), environment(get_device(setup.pretrain.device))
     have = {(r["method"], r["labels"], r["seed"]) for r in done}
     plan = [(n, k) for n in counts for k in range(cfg.seeds_for(n, len(d.y_train)))]
-    meta = lambda: _meta(setup, cfg, ss, t_pre, time.time() - t0 + e_total, env, len(plan) * len(cfg.methods))
+    meta = lambda: _meta(setup, cfg, ss, t_pre, time.time() - t0 + e_total, env, len(plan) * len(cfg.methods), shas)
     with warnings.catch_warnings():                          # a pick on a grid edge is recorded ('prior_on_edge') and reported
         warnings.simplefilter("ignore", PriorEdgeWarning)
         turn = cfg.pretrainings()[1]
@@ -318,7 +327,7 @@ def run_evaluation(setup:Setup, config:EvalConfig|None=None,
                 t = time.time(); fitted = METHODS[method].fit(sub); t = time.time() - t
                 tp = time.time(); probs = predict_all(fitted.predict_proba, d, corrupted, setup.ood if cfg.ood else None); tp = time.time() - tp
                 r = scored(probs, d.y_test)
-                if method in cfg.keep_predictions: save_predictions(prediction_file(predictions, method, n, cfg.seed + k), probs, d.y_test, images)
+                if method in cfg.keep_predictions: save_predictions(prediction_file(predictions, method, n, cfg.seed + k), probs, d.y_test, shas["test"])
                 info = fitted.info() if hasattr(fitted, "info") else {}
                 where = {**_used(fitted, ss), **({"ood_set": setup.ood_name} if "ood_auroc" in r else {})}
                 records.append({"dataset": d.name, "method": method, "labels": n, "seed": cfg.seed + k, **r, **info, **where, "seconds": t, "predict_seconds": tp})
@@ -462,12 +471,28 @@ def _one_recipe(pretrained:list, results:list):
         if d := differing(recs, keys):
             raise ValueError(f"these parts' {who} were pretrained with different recipes ({d[0]}: {', '.join(map(str, d[1]))}); merge parts of one recipe")
 
+def _same_images(results:list[dict], predictions:list|None=None) -> dict:
+    "The images the parts were scored on ({split: SHA-256}, where they say); refuses parts of other datasets or other images."
+    first = {}                                                  # {key: (value, part)}: what the first part to say it said
+    for i, res in enumerate(results):
+        said = {"dataset": next((r["dataset"] for r in res["records"] if "dataset" in r), None), **res["meta"].get("images", {})}
+        kept = [f for r in res["records"] if (f := prediction_file(predictions[i], *_run(r))).is_file()] if predictions and predictions[i] else []
+        if "test" not in said and kept:                          # a part from before the meta said: its kept predictions do
+            with np.load(kept[0]) as f: said["test"] = str(f["images"])
+        for k, v in said.items():
+            if v is None: continue
+            w, j = first.setdefault(k, (v, i))
+            if w != v:
+                what = f"datasets ({w} vs {v})" if k == "dataset" else f"{k} images (SHA-256 {w[:12]}... vs {v[:12]}...)"
+                raise ValueError(f"parts {j + 1} and {i + 1} were scored on other {what}; merge parts of one evaluation, on the same data and splits")
+    return {k: v for k, (v, _) in first.items() if k != "dataset"}
+
 def merge_evaluations(results:list[dict],
                       predictions:list|None=None, # each part's folder of kept predictions, or None: forms the ensembles of `ENSEMBLES`
                      ) -> dict:
     "One evaluation from parts run separately (label seeds or methods per job): records joined, pretrainings numbered across parts."
     if predictions is not None and len(predictions) != len(results): raise ValueError("give one predictions folder (or None) per part")
-    pretrained = []
+    images, pretrained = _same_images(results, predictions), []
     parts = [_renumbered(r, pretrained) for r in results]
     _one_recipe(pretrained, results)
     made = ensembles_of_parts(parts, predictions, pretrained, results[0]["meta"]["config"].get("ss_ensemble", 3)) if predictions else []
@@ -477,7 +502,7 @@ def merge_evaluations(results:list[dict],
     out["records"] += made
     methods = [m for res in results for m in res["meta"]["config"]["methods"]] + [r["method"] for r in made]
     star = [res["meta"]["config"]["pretrain"] for res in results if any("*" in m for m in res["meta"]["config"]["methods"])]
-    out["meta"].update(pretrained=pretrained, pretrain_seconds=sum(res["meta"]["pretrain_seconds"] for res in results),   # SS-BNN*'s recipe: a part's
+    out["meta"].update(pretrained=pretrained, images=images, pretrain_seconds=sum(res["meta"]["pretrain_seconds"] for res in results),   # SS-BNN*'s recipe: a part's
                        config={**out["meta"]["config"], "methods": list(dict.fromkeys(methods)), **({"pretrain": star[0]} if star else {})})   # that ran it
     return out
 
