@@ -15,7 +15,7 @@ from .baselines import METHODS
 # %% auto #0
 __all__ = ['METRICS', 'RUN_MARK', 'OLDER_RUN_FILES', 'RUN_ONLY', 'Spread', 'summarize', 'label', 'Rows', 'table', 'plot',
            'unhold', 'claim_folder', 'new_run_folder', 'release_folder', 'write_results', 'merge_results', 'differing',
-           'read_parts', 'settings_json', 'write_partial', 'read_partial', 'cut_off_note']
+           'same_data', 'read_parts', 'settings_json', 'write_partial', 'read_partial', 'cut_off_note']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -330,6 +330,19 @@ def differing(recipes:list[dict], # settings of the parts' pretrainings, e.g. [{
         seen = list(dict.fromkeys(r.get(k) for r in recipes if r.get(k) is not None))
         if len(seen) > 1: return k, seen
     return None
+
+def same_data(said:list[dict], # each part's {'dataset': name, split: its images' SHA-256, ...}; a value None or absent: not said
+             ) -> dict:
+    "What the parts say of their data where they say it, refusing two parts that say it differently: their scores would not compare."
+    first = {}                                                  # {key: (value, part)}: what the first part to say it said
+    for i, s in enumerate(said):
+        for k, v in s.items():
+            if v is None: continue
+            w, j = first.setdefault(k, (v, i))
+            if w != v:
+                what = f"datasets ({w} vs {v})" if k == "dataset" else f"{k} images (SHA-256 {str(w)[:12]}... vs {str(v)[:12]}...)"
+                raise ValueError(f"parts {j + 1} and {i + 1} were made from other {what}; merge parts of one experiment, on the same data and splits")
+    return {k: v for k, (v, _) in first.items()}
 
 def _cut_off(path:Path) -> dict:
     "The result set of a part cut off before it finished, from the file of its finished runs: its meta's `cut_off` says where and how much (`runs_planned`)."

@@ -18,7 +18,7 @@ from ..metrics import evaluate, predictive_entropy
 from ..posterior import MAPPosterior, PriorEdgeWarning
 from ..baselines import MAPConfig, Labelled, METHODS, check_parts
 from ..models import DigitsCNN
-from ..report import table, plot, write_results, merge_results, read_partial, write_partial, cut_off_note, settings_json
+from ..report import table, plot, write_results, merge_results, same_data, read_partial, write_partial, cut_off_note, settings_json
 
 # %% auto #0
 __all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'PAIRED', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition',
@@ -302,12 +302,13 @@ def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition[,
     for name, v in (("initial", cfg.initial), ("val", cfg.val)):       # stratified: one label of each class at least
         if v < data.num_classes: raise ValueError(f"{name} {v} is smaller than the {data.num_classes} classes; use at least {data.num_classes}")
     made = {m.name: _made(m, cfg) for m in methods}
-    inputs = {"data": {s: data_fingerprint(getattr(data, f"x_{s}"))["sha256"] for s in ("train", "val", "test")}, "methods": made} if partial is not None else None
+    images = {s: data_fingerprint(getattr(data, f"x_{s}"))["sha256"] for s in ("train", "val", "test")}   # in the meta: a merge compares them
+    inputs = {"data": images, "methods": made} if partial is not None else None
     saved = read_partial(partial, asdict(cfg), inputs, _INPUT_NAMES, restart=f"delete {partial} to start again")   # before any work
     records, orders, earlier = saved.get("records", []), saved.get("acquired", {}), saved.get("meta", {}).get("total_seconds", 0.)
     seeds = [cfg.seed + k for k in range(cfg.seeds)]
     planned, t0, env = len(seeds) * sum(len(m.rounds(cfg)) for m in methods), time.time(), environment(_device_of(methods))
-    meta = lambda: {**(about or {}), "config": asdict(cfg), "dataset": data.name, "pool": len(data.y_train), "eval_images": len(data.y_test),
+    meta = lambda: {**(about or {}), "config": asdict(cfg), "dataset": data.name, "pool": len(data.y_train), "eval_images": len(data.y_test), "images": images,
                     "methods": made, "total_seconds": time.time() - t0 + earlier, "runs_planned": planned, **env}   # a 'run' of runs_planned: one round's record
     with tqdm(total=planned, initial=len(records), disable=not progress, desc="active learning") as bar:
         for m in methods:
@@ -408,9 +409,10 @@ def _protocol(meta:dict) -> dict:
 
 def merge_active(results:list[dict]) -> dict:
     "One result from parts of an experiment run separately (other seeds or methods): records, acquisitions and each part's encoders joined, times summed."
+    images = same_data([r["meta"].get("images", {}) for r in results])    # each split's SHA-256, where parts say
     out = merge_results(results, ("method", "seed"), _protocol)
     out["acquired"] = {k: v for res in results for k, v in res["acquired"].items()}
-    out["meta"].update(methods={k: v for res in results for k, v in res["meta"]["methods"].items()},   # each part's own: under 'parts'
+    out["meta"].update(images=images, methods={k: v for res in results for k, v in res["meta"]["methods"].items()},   # each part's own: under 'parts'
                        seeds_run=sorted({r["seed"] for r in out["records"]}),
                        config={k: v for k, v in out["meta"]["config"].items() if k not in ("seed", "seeds")})   # the first part's seeds: not the merge's
     made = [res["meta"].get("pretraining") or {} for res in results]            # what a caller recorded of its encoders (`about`)

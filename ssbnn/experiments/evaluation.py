@@ -21,7 +21,7 @@ from ..train import PretrainConfig
 from ..metrics import evaluate, ood_auroc, confidence
 from ..posterior import PriorEdgeWarning
 from ..baselines import MAPConfig, SWAGConfig, Labelled, METHODS, Method
-from ..report import summarize, table, plot, label, write_results, merge_results, differing, read_partial, write_partial, cut_off_note, settings_json
+from ..report import summarize, table, plot, label, write_results, merge_results, differing, same_data, read_partial, write_partial, cut_off_note, settings_json
 from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
@@ -471,28 +471,21 @@ def _one_recipe(pretrained:list, results:list):
         if d := differing(recs, keys):
             raise ValueError(f"these parts' {who} were pretrained with different recipes ({d[0]}: {', '.join(map(str, d[1]))}); merge parts of one recipe")
 
-def _same_images(results:list[dict], predictions:list|None=None) -> dict:
-    "The images the parts were scored on ({split: SHA-256}, where they say); refuses parts of other datasets or other images."
-    first = {}                                                  # {key: (value, part)}: what the first part to say it said
-    for i, res in enumerate(results):
-        said = {"dataset": next((r["dataset"] for r in res["records"] if "dataset" in r), None), **res["meta"].get("images", {})}
-        kept = [f for r in res["records"] if (f := prediction_file(predictions[i], *_run(r))).is_file()] if predictions and predictions[i] else []
-        if "test" not in said and kept:                          # a part from before the meta said: its kept predictions do
-            with np.load(kept[0]) as f: said["test"] = str(f["images"])
-        for k, v in said.items():
-            if v is None: continue
-            w, j = first.setdefault(k, (v, i))
-            if w != v:
-                what = f"datasets ({w} vs {v})" if k == "dataset" else f"{k} images (SHA-256 {w[:12]}... vs {v[:12]}...)"
-                raise ValueError(f"parts {j + 1} and {i + 1} were scored on other {what}; merge parts of one evaluation, on the same data and splits")
-    return {k: v for k, (v, _) in first.items() if k != "dataset"}
+def _said(res:dict, folder=None) -> dict:
+    "What a part says of its data: its records' dataset and its images' SHA-256 (for a part from before its meta said, its kept predictions' in `folder`)."
+    said = {"dataset": next((r["dataset"] for r in res["records"] if "dataset" in r), None), **res["meta"].get("images", {})}
+    kept = [f for r in res["records"] if (f := prediction_file(folder, *_run(r))).is_file()] if folder is not None and "test" not in said else []
+    if kept:
+        with np.load(kept[0]) as f: said["test"] = str(f["images"])
+    return said
 
 def merge_evaluations(results:list[dict],
                       predictions:list|None=None, # each part's folder of kept predictions, or None: forms the ensembles of `ENSEMBLES`
                      ) -> dict:
     "One evaluation from parts run separately (label seeds or methods per job): records joined, pretrainings numbered across parts."
     if predictions is not None and len(predictions) != len(results): raise ValueError("give one predictions folder (or None) per part")
-    images, pretrained = _same_images(results, predictions), []
+    images, pretrained = same_data([_said(r, f) for r, f in zip(results, predictions or [None] * len(results))]), []
+    images.pop("dataset", None)
     parts = [_renumbered(r, pretrained) for r in results]
     _one_recipe(pretrained, results)
     made = ensembles_of_parts(parts, predictions, pretrained, results[0]["meta"]["config"].get("ss_ensemble", 3)) if predictions else []
