@@ -479,6 +479,8 @@ def _said(res:dict, folder=None) -> dict:
         with np.load(kept[0]) as f: said["test"] = str(f["images"])
     return said
 
+_PER_PART = ("budgets", "seeds", "full_seeds", "seed")   # settings that parts divide an evaluation by: each part's, under meta['parts']
+
 def merge_evaluations(results:list[dict],
                       predictions:list|None=None, # each part's folder of kept predictions, or None: forms the ensembles of `ENSEMBLES`
                      ) -> dict:
@@ -495,8 +497,10 @@ def merge_evaluations(results:list[dict],
     out["records"] += made
     methods = [m for res in results for m in res["meta"]["config"]["methods"]] + [r["method"] for r in made]
     star = [res["meta"]["config"]["pretrain"] for res in results if any("*" in m for m in res["meta"]["config"]["methods"])]
+    config = {k: v for k, v in out["meta"]["config"].items() if k not in _PER_PART}     # the first part's budgets and seeds: not the merge's
     out["meta"].update(pretrained=pretrained, images=images, pretrain_seconds=sum(res["meta"]["pretrain_seconds"] for res in results),   # SS-BNN*'s recipe: a part's
-                       config={**out["meta"]["config"], "methods": list(dict.fromkeys(methods)), **({"pretrain": star[0]} if star else {})})   # that ran it
+                       config={**config, "methods": list(dict.fromkeys(methods)), **({"pretrain": star[0]} if star else {})},   # that ran it
+                       labels_run=sorted({r["labels"] for r in out["records"]}), seeds_run=sorted({r["seed"] for r in out["records"]}))
     return out
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #684089de
