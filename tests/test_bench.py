@@ -711,9 +711,9 @@ def test_a_salvaged_part_of_no_pretrained_model_continues_in_a_later_session(tmp
                       ("old_s0", "does not say what its runs rest on")):
         assert any(part + ":" in l and why in l for l in said), (part, r.stdout)
     bad = carry(tmp_path / "nowhere")
-    assert bad.returncode == 2 and "no folder" in bad.stderr.strip().splitlines()[-1]
+    assert bad.returncode == 2 and bad.stderr.startswith("carry_salvaged.py: no folder") and len(bad.stderr.splitlines()) == 1, bad.stderr
     bad = carry(tmp_path / "filed", "--into", tmp_path)                        # a folder of other things is not emptied
-    assert bad.returncode == 2 and "which this script did not write" in bad.stderr and (tmp_path / "filed").is_dir()
+    assert bad.returncode == 2 and "which this script did not write" in bad.stderr and len(bad.stderr.splitlines()) == 1 and (tmp_path / "filed").is_dir()
     env = dict(CONTINUE=str(tmp_path / "continue"), SEEDS="", METHODS="map,ll-laplace", BUDGETS="50,500")
     r, out = _piece(tmp_path, "evaluate", **env)                               # the stub finishes what it finds begun
     assert f"continuing {base}" in r.stdout and _comes_back(out) == [f"evaluate/{base}/{f}" for f in ("evaluation.png", "results.json", "tables.md")], r.stdout

@@ -59,6 +59,12 @@ def carry(parts:list, into:Path) -> list:
     return said
 
 
+def fail(message:str) -> int:
+    "Bad input: one line on stderr, exit status 2 (as ssbnn's commands and the bench scripts)."
+    print(f"carry_salvaged.py: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv=None) -> int:
     held = Path(os.environ.get("HELD", "/tmp/held"))
     default = [ROOT / "bench/results/eval_cifar10_parts", ROOT / "bench/results/active_cifar10_parts",
@@ -68,9 +74,9 @@ def main(argv=None) -> int:
     p.add_argument("--into", type=Path, default=ROOT / ".devdata/continue", help="where calls carry them from (.devdata/continue)")
     a = p.parse_args(argv)
     if missing := [str(f) for f in a.parts if not f.is_dir()]:
-        p.error(f"no folder {missing[0]}; give folders of filed parts, e.g. bench/results/eval_cifar10_parts")
+        return fail(f"no folder {missing[0]}; give folders of filed parts, e.g. bench/results/eval_cifar10_parts")
     if a.into.is_dir() and (other := {p.name for p in a.into.iterdir()} - set(COMMANDS)):
-        p.error(f"--into {a.into} holds {sorted(other)[0]}, which this script did not write; give a folder of its own (it is made afresh)")
+        return fail(f"--into {a.into} holds {sorted(other)[0]}, which this script did not write; give a folder of its own (it is made afresh)")
     said = carry(a.parts or [f for f in default if f.is_dir()], a.into)
     print("\n".join(said) or "carry_salvaged.py: no salvaged part is filed; the next session continues none")
     return 0
