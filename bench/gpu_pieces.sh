@@ -12,8 +12,10 @@
 #   wait [SECONDS]    up to SECONDS (560): returns when a queued piece finishes, with its files in $OUT as if it had run
 #                     alone (one piece a call), the log since the last wait and each finished piece's exit code and time;
 #                     call it again at once (the machine goes back 30 s after a call) until every piece is returned
-#   salvage           what the running queued piece has finished so far (an evaluation's or active learning's runs, marked
-#                     `salvaged` for tools/file_eval_parts.sh; a sweep's points), into $OUT: for the last call before the machine goes
+#   salvage           for the last call before the machine goes: ends the running queued piece (SIGTERM; the queue starts no
+#                     other) and returns, as wait does, what it finished (an evaluation's or active learning's runs, marked
+#                     `salvaged` for tools/file_eval_parts.sh; a sweep's points) with what it compiled anew; if it has not
+#                     ended within SALVAGE_WAIT (45) s, what it has finished so far, without that
 #   speed   (~6 min)  where a step's time goes (torch.profiler), and 10 epochs before and after the speed work, same seed,
 #                     plus the new code with another seed: bench/compare_curves.py says whether the curves agree
 #                     (the new code clamps its crops as the old one did, so only the speed work differs)
@@ -86,6 +88,9 @@ continue_from() {  # KIND NAME WORK: a part an earlier session salvaged (tools/c
   mkdir -p "$(dirname "$3")" && cp -r "$src" "$3" && echo "$1: continuing $2 from the runs an earlier session's salvaged part finished ($src)"
 }
 lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+children() {  # PID: its child processes, from /proc (no procps needed)
+  local f s w; for f in /proc/[0-9]*/stat; do s=$(< "$f") 2>/dev/null || continue; read -r -a w <<< "${s##*) }"   # after the name:
+    [ "${w[1]}" = "$1" ] || continue; f=${f#/proc/}; echo "${f%/stat}"; done; }                                  # state, parent
 lim() {   # DEADLINE [QUEUED]: seconds left until DEADLINE s after this script started (device_env.sh's install counts), at least 1;
           # queued, QUEUED (1740) from now: a queued piece is not bound by one call's 10 minutes
   if [ -n "${QUEUED:-}" ]; then echo "${2:-1740}"; else local left=$(( $1 - SECONDS )); echo $(( left > 0 ? left : 1 )); fi; }
@@ -111,6 +116,7 @@ queue)        # the pieces named, one after another, in a process of their own t
 _run)         # the queue's own process: each item is `[VAR=VALUE ...] PIECE`, its files in $Q/out/<n>
   echo $$ > "$Q/pid"; n=0
   while IFS= read -r item; do
+    [ ! -f "$Q/stop" ] || { echo "=== stopped by salvage before: $item"; break; }
     n=$((n + 1)); start=$(date +%s); echo "=== $n: $item ($(date -u +%T))"; echo "$n: $item" > "$Q/current"
     (if [ "${item% *}" != "$item" ]; then eval "export ${item% *}"; fi
      OUT=$Q/out/$n QUEUED=1 exec bash "$Q/pieces.sh" "${item##* }" < /dev/null)
@@ -136,10 +142,19 @@ wait)         # up to ${2:-560} s: returns when a queued piece finishes, with it
   while read -r n rc secs item; do echo "    $n: exit $rc after $secs s: $item"; done < <(cat "$Q/status" 2>/dev/null || true)
   find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
 salvage)      # before the machine's 30 minutes end: what the queue's running piece has finished so far, into $OUT
-  if ! { [ -f "$Q/current" ] && [ ! -f "$Q/finished" ]; }; then    # a piece that ended since the last wait: returned as wait does
-    [ "$(lines "$Q/status")" -gt "$(cat "$Q/copied" 2>/dev/null || echo 0)" ] && exec bash "$SELF" wait 1
+  returned() { while [ "$(lines "$Q/status")" -gt "$(cat "$Q/copied" 2>/dev/null || echo 0)" ]; do bash "$SELF" wait 1 || return; done; }
+  if ! { [ -f "$Q/current" ] && [ ! -f "$Q/finished" ]; }; then    # pieces that ended since the last wait: returned as wait does
+    [ "$(lines "$Q/status")" -gt "$(cat "$Q/copied" 2>/dev/null || echo 0)" ] && { returned; exit 0; }
     echo "salvage: no queued piece is running"; exit 2; fi
   read -r n item < "$Q/current"; n=${n%:}
+  touch "$Q/stop"                                  # the queue starts no piece after this one, and this one is ended (SIGTERM):
+  for piece_pid in $(children "$(cat "$Q/pid")"); do for p in $(children "$piece_pid"); do   # its runner saves what it compiled,
+    case $(cat "/proc/$p/comm" 2>/dev/null) in timeout|python*) kill -TERM "$p" ;; esac; done; done   # and the
+  for ((i = 0; i < ${SALVAGE_WAIT:-45}; i++)); do                     # piece returns its part marked salvaged, with those
+    [ "$(lines "$Q/status")" -ge "$n" ] && { echo "salvage of $n: $item (ended by SIGTERM after $i s)"; returned; exit 0; }   # artifacts
+    sleep 1
+  done
+  echo "salvage: piece $n did not end within ${SALVAGE_WAIT:-45} s of SIGTERM; what it has finished, without what it compiled"
   [ -d "$Q/out/$n" ] && cp -r "$Q/out/$n/." "$OUT/"
   case ${item##* } in
     evaluate|active) p=${item##* }; work=$(ls -td "$KEEP/$p"/*/ 2>/dev/null | head -1)   # the part under way: its finished runs

@@ -748,24 +748,37 @@ def test_a_salvaged_part_of_no_pretrained_model_continues_in_a_later_session(tmp
     assert r.returncode == 1 and "lacks 2 of the salvaged part's runs" in r.stdout, r.stdout
 
 
-def test_gpu_pieces_salvage_returns_what_a_running_evaluation_has_finished(tmp_path):
+def test_gpu_pieces_salvage_ends_the_running_piece_and_returns_what_it_finished(tmp_path):
+    "salvage stops the queue, ends its running piece (SIGTERM), and returns what it finished, marked salvaged, with what it compiled; a piece that does not end in time gives its finished runs alone."
+    import time
     (tmp_path / "c10.npz").write_bytes(b"archive")
-    env = dict(STUB_EVAL_SLEEP="8", ARCHIVE=str(tmp_path / "c10.npz"))
+    env = dict(STUB_EVAL_SLEEP="60", ARCHIVE=str(tmp_path / "c10.npz"), STUB_ARTIFACT="evaluate_main-new.bin")
     r, out = _piece(tmp_path, "salvage")
     assert r.returncode == 2 and "no queued piece is running" in r.stdout
-    r, out = _piece(tmp_path, "queue", "SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate", **env)
+    r, out = _piece(tmp_path, "queue", "SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate", "laplace", **env)
     assert r.returncode == 0
-    import time; time.sleep(2)                                                # the evaluation has runs, and is still running
+    time.sleep(2)                                                             # the evaluation has runs, and is still running
+    t = time.monotonic()
     r, out = _piece(tmp_path, "salvage")
-    back = _comes_back(out)
-    assert back[0] == "evaluate/eval_cifar10_ss-bnn-ss-map_s0_m0/partial.json" and len(back) == 6, back    # 4 tar parts, the mark
-    assert back[-1] == "evaluate/eval_cifar10_ss-bnn-ss-map_s0_m0/salvaged"
+    name = "evaluate/eval_cifar10_ss-bnn-ss-map_s0_m0"
+    back = _comes_back(out)                                                   # its part, 4 tar parts, the mark, and what it compiled
+    assert back[0] == "evaluate/compile-cache_H100_evaluate_main-new.bin" and back[1] == f"{name}/partial.json" and len(back) == 7, (back, r.stdout)
+    assert back[-1] == f"{name}/salvaged" and time.monotonic() - t < 30, r.stdout       # ended, not waited out
+    assert "salvage of 1: SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate (ended by SIGTERM" in r.stdout, r.stdout
     filed = subprocess.run(["bash", str(ROOT / "tools" / "file_eval_parts.sh"), str(out)], capture_output=True, text=True,
                            env={**os.environ, "INTO": str(tmp_path / "parts")})
     assert filed.returncode == 0 and "salvaged: its finished runs only" in filed.stdout, filed.stdout + filed.stderr
-    assert "salvage of 1: SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate" in r.stdout
-    r, out = _piece(tmp_path, "wait")                                         # the queue goes on: its piece ends as usual
-    assert "1 of 1 pieces done, 1 returned" in r.stdout and len(_comes_back(out)) == 6                   # ended unfinished: marked too
+    for _ in range(50):                                                       # the queue starts nothing after it
+        if (tmp_path / "keep" / "queue" / "finished").exists(): break
+        time.sleep(0.2)
+    r, out = _piece(tmp_path, "wait")
+    assert "1 of 2 pieces done, 1 returned" in r.stdout and _comes_back(out) == [], r.stdout
+    assert "=== stopped by salvage before: laplace" in (tmp_path / "keep" / "queue" / "log").read_text()
+    assert "laplace_predict.py" not in (tmp_path / "log").read_text()
+    r, out = _piece(tmp_path, "queue", "SEEDS=1 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate", **env)   # another part, begun afresh
+    time.sleep(2)
+    r, out = _piece(tmp_path, "salvage", SALVAGE_WAIT="0")                   # not ended in time: its finished runs, as they are
+    assert "did not end within 0 s" in r.stdout and len(_comes_back(out)) == 6, r.stdout
     r, out = _piece(tmp_path, "queue", "laplace", **env)                      # a piece that ends between the last wait and the salvage
     for _ in range(100):
         if (tmp_path / "keep" / "queue" / "finished").exists(): break
