@@ -77,3 +77,17 @@ def test_saved_outputs_are_light_and_not_repeated():
                     seen[h] = where
     assert not big, f"outputs over 150 kB (re-run with tools/run_nbs.py, or make the figure smaller): {big}"
     assert not twice, twice
+
+
+def test_run_nbs_replaces_every_run_cells_outputs_and_keeps_skipped_ones(tmp_path):
+    "tools/run_nbs.py: a cell that now prints nothing loses its old output (execnb alone keeps it); a skipped cell keeps its saved one."
+    import runpy
+    cell = lambda src, out: {"cell_type": "code", "execution_count": 1, "id": f"c{abs(hash(src)) % 10**6}", "metadata": {}, "source": src,
+                             "outputs": [{"name": "stderr", "output_type": "stream", "text": [out]}]}
+    nb = {"cells": [cell("x = 1", "UserWarning: from an older version of this cell\n"), cell("print(x + 1)", "stale\n"),
+                    cell("#| cuda\nprint('on a GPU')", "on a GPU\n")],
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "n.ipynb").write_text(json.dumps(nb))
+    runpy.run_path(str(ROOT / "tools" / "run_nbs.py"))["run"](tmp_path / "n.ipynb", {"cuda"})
+    outs = [c.get("outputs", []) for c in json.loads((tmp_path / "n.ipynb").read_text())["cells"]]
+    assert outs[0] == [] and [o.get("text") for o in outs[1]] == [["2\n"]] and outs[2][0]["text"] == ["on a GPU\n"], outs

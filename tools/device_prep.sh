@@ -14,6 +14,7 @@ ARCHIVE=${SSBNN_CIFAR_ARCHIVE:-../shared/data/cifar10_train.npz}
 mkdir -p .devdata .whl
 cp -u "$ARCHIVE" .devdata/cifar10_train.npz
 rm -rf .devdata/compile_cache                 # before 2026-11-27 the artifacts were kept here; they travel committed now
+[ -x .venv/bin/python ] || { echo "device_prep: no .venv here (tools/carry_salvaged.py needs ssbnn): run make install first"; exit 2; }
 .venv/bin/python tools/carry_salvaged.py --into .devdata/continue      # from bench/results/*_cifar10_parts and the held copies (/tmp/held)
 rm -rf .devdata/before && mkdir -p .devdata/before && git archive 4e4ebcf ssbnn bench | tar -x -C .devdata/before
 WHEELS="laplace-torch==0.3 curvlinops-for-pytorch==3.0.1 asdfghjkl==0.1a4 backpack-for-pytorch==1.7.1 unfoldNd==0.2.3 einconv==0.1.0

@@ -26,6 +26,8 @@ def run(path:Path, skip:set, also:set=frozenset()) -> float:
         return bool(skip & d.keys()) and cell.get("id") not in also
 
     nb = read_nb(path)
+    for cell in nb.cells:                                       # execnb keeps a cell's saved outputs when its run prints nothing:
+        if not _skip(cell): cell.outputs, cell.execution_count = [], None   # a stale warning would outlive the code that gave it
     t = time.time()
     with working_directory(path.parent):
         CaptureShell(path).run_all(nb, exc_stop=True, preproc=_skip)
