@@ -141,7 +141,7 @@ wait)         # up to ${2:-560} s: returns when a queued piece finishes, with it
        "started $(( $(date +%s) - $(stat -c %Y "$Q/items") )) s ago$([ -f "$Q/current" ] && echo "; running $(cat "$Q/current")")"
   while read -r n rc secs item; do echo "    $n: exit $rc after $secs s: $item"; done < <(cat "$Q/status" 2>/dev/null || true)
   find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
-salvage)      # before the machine's 30 minutes end: what the queue's running piece has finished so far, into $OUT
+salvage)      # before the machine's 30 minutes end: the queue stopped, its running piece ended, and what it finished, into $OUT
   returned() { while [ "$(lines "$Q/status")" -gt "$(cat "$Q/copied" 2>/dev/null || echo 0)" ]; do bash "$SELF" wait 1 || return; done; }
   if ! { [ -f "$Q/current" ] && [ ! -f "$Q/finished" ]; }; then    # pieces that ended since the last wait: returned as wait does
     [ "$(lines "$Q/status")" -gt "$(cat "$Q/copied" 2>/dev/null || echo 0)" ] && { returned; exit 0; }
