@@ -85,18 +85,24 @@ continue_from() {  # KIND NAME WORK: a part an earlier session salvaged (tools/c
                    # carried: its partial.json in a folder claimed for the program) becomes WORK, which this call continues
   local src=${CONTINUE:-.devdata/continue}/$1/$2
   [ -f "$src/partial.json" ] && [ ! -e "$3" ] || return 0
-  mkdir -p "$(dirname "$3")" && cp -r "$src" "$3" && echo "$1: continuing $2 from the runs an earlier session's salvaged part finished ($src)"
+  mkdir -p "$(dirname "$3")" && cp -r "$src" "$3" && echo "$1: continuing $2 from the runs an earlier session's salvaged part finished ($src;" \
+    "it refuses other settings: CONTINUE=none in the item starts afresh)"
 }
 lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 children() {  # PID: its child processes, from /proc (no procps needed)
-  local f s w; for f in /proc/[0-9]*/stat; do s=$(< "$f") 2>/dev/null || continue; read -r -a w <<< "${s##*) }"   # after the name:
-    [ "${w[1]}" = "$1" ] || continue; f=${f#/proc/}; echo "${f%/stat}"; done; }                                  # state, parent
+  local f s w; for f in /proc/[0-9]*/stat; do { s=$(< "$f"); } 2>/dev/null || continue; read -r -a w <<< "${s##*) }"   # after the
+    [ "${w[1]:-}" = "$1" ] || continue; f=${f#/proc/}; echo "${f%/stat}"; done; }                                # name: state, parent
+end_piece() {  # the queue's running piece: SIGTERM to its runner (timeout, or python), whose exit saves what it compiled
+  local piece p; for piece in $(children "$(cat "$Q/pid")"); do for p in $(children "$piece"); do
+    case $(cat "/proc/$p/comm" 2>/dev/null) in timeout|python*) kill -TERM "$p" 2>/dev/null ;; esac; done; done; return 0; }
 lim() {   # DEADLINE [QUEUED]: seconds left until DEADLINE s after this script started (device_env.sh's install counts), at least 1;
           # queued, QUEUED (1740) from now: a queued piece is not bound by one call's 10 minutes
   if [ -n "${QUEUED:-}" ]; then echo "${2:-1740}"; else local left=$(( $1 - SECONDS )); echo $(( left > 0 ? left : 1 )); fi; }
 fail=0
 note() { [ "$fail" -ne 0 ] || fail=$1; }                 # a piece exits with the status of its first failed command
-step() { "$@"; local rc=$?; [ "$rc" -eq 0 ] || note "$rc"; return "$rc"; }
+step() {   # COMMAND...: run it, noting a failure; queued, none once `salvage` has stopped the queue (its piece's later steps)
+  if [ -n "${QUEUED:-}" ] && [ -f "$Q/stop" ]; then echo "stopped by salvage, not run: ${*:1:3} ..."; note 143; return 143; fi
+  "$@"; local rc=$?; [ "$rc" -eq 0 ] || note "$rc"; return "$rc"; }
 case $piece in
 queue)        # the pieces named, one after another, in a process of their own that outlives this call (setsid)
   shift; [ $# -gt 0 ] || { echo "queue: name the pieces, e.g. queue 'SEED=0 chain' 'SEEDS=0 evaluate'"; exit 2; }
@@ -142,20 +148,19 @@ wait)         # up to ${2:-560} s: returns when a queued piece finishes, with it
   while read -r n rc secs item; do echo "    $n: exit $rc after $secs s: $item"; done < <(cat "$Q/status" 2>/dev/null || true)
   find "$OUT" -type f | sed "s|^$OUT/|    back: |"; exit 0 ;;
 salvage)      # before the machine's 30 minutes end: the queue stopped, its running piece ended, and what it finished, into $OUT
-  returned() { while [ "$(lines "$Q/status")" -gt "$(cat "$Q/copied" 2>/dev/null || echo 0)" ]; do bash "$SELF" wait 1 || return; done; }
-  if ! { [ -f "$Q/current" ] && [ ! -f "$Q/finished" ]; }; then    # pieces that ended since the last wait: returned as wait does
-    [ "$(lines "$Q/status")" -gt "$(cat "$Q/copied" 2>/dev/null || echo 0)" ] && { returned; exit 0; }
-    echo "salvage: no queued piece is running"; exit 2; fi
-  read -r n item < "$Q/current"; n=${n%:}
-  touch "$Q/stop"                                  # the queue starts no piece after this one, and this one is ended (SIGTERM):
-  for piece_pid in $(children "$(cat "$Q/pid")"); do for p in $(children "$piece_pid"); do   # its runner saves what it compiled,
-    case $(cat "/proc/$p/comm" 2>/dev/null) in timeout|python*) kill -TERM "$p" ;; esac; done; done   # and the
-  for ((i = 0; i < ${SALVAGE_WAIT:-45}; i++)); do                     # piece returns its part marked salvaged, with those
-    [ "$(lines "$Q/status")" -ge "$n" ] && { echo "salvage of $n: $item (ended by SIGTERM after $i s)"; returned; exit 0; }   # artifacts
-    sleep 1
+  [ -f "$Q/items" ] || { echo "salvage: no queue on this machine"; exit 2; }
+  [ -f "$Q/finished" ] || touch "$Q/stop"          # first: the queue starts no piece after the one running now
+  if [ "$(lines "$Q/status")" -gt "$(cat "$Q/copied" 2>/dev/null || echo 0)" ]; then   # a piece that ended since the last wait:
+    bash "$SELF" wait 1                                                                 # returned as wait returns it (8 files a call)
+    [ -f "$Q/current" ] && [ ! -f "$Q/finished" ] && echo "salvage: call salvage again for the piece still running, $(cat "$Q/current")"
+    exit 0; fi
+  if ! { [ -f "$Q/current" ] && [ ! -f "$Q/finished" ]; }; then echo "salvage: no queued piece is running"; exit 2; fi
+  read -r n item < "$Q/current"; n=${n%:}; end_piece
+  for ((i = 0; i < ${SALVAGE_WAIT:-45}; i++)); do   # ended (again each second: a piece between two steps has no runner), it
+    [ "$(lines "$Q/status")" -ge "$n" ] && { echo "salvage of $n: $item (ended by SIGTERM after $i s)"; exec bash "$SELF" wait 1; }
+    end_piece; sleep 1                              # returns its part marked salvaged with what it compiled, as wait does
   done
   echo "salvage: piece $n did not end within ${SALVAGE_WAIT:-45} s of SIGTERM; what it has finished, without what it compiled"
-  [ -d "$Q/out/$n" ] && cp -r "$Q/out/$n/." "$OUT/"
   case ${item##* } in
     evaluate|active) p=${item##* }; work=$(ls -td "$KEEP/$p"/*/ 2>/dev/null | head -1)   # the part under way: its finished runs
               if [ -n "$work" ]; then w=$OUT/$p/$(basename "$work"); part_back "${work%/}" "$w"; mark_salvaged "$w"; fi ;;

@@ -362,9 +362,13 @@ def test_evaluation_parts_are_filed_whole_with_their_predictions_unpacked(tmp_pa
     assert r.returncode == 0 and "salvaged: its finished runs only" in r.stdout, r.stdout + r.stderr
     assert sorted(p.name for p in (tmp_path / "salvaged" / name).iterdir()) == ["partial.json", "predictions", "salvaged"]
     _, out = _piece(tmp_path, "evaluate", **env)                              # the next call finishes it
-    r = file(out, into="salvaged")                                            # a part without the salvaged runs does not replace it
+    kept = {"meta": {"config": {"keep_predictions": ["ss-bnn"]}}}
+    r = file(out, into="salvaged")                                            # one of other settings does not replace it
+    assert r.returncode == 1 and "is not the salvaged" in r.stdout and "other settings (keep_predictions)" in r.stdout, r.stdout
+    (out / "evaluate" / name / "results.json").write_text(json.dumps({"records": [], **kept}))
+    r = file(out, into="salvaged")                                            # a part without the salvaged runs does not either
     assert r.returncode == 1 and "lacks 2 of the salvaged part's runs" in r.stdout, r.stdout
-    (out / "evaluate" / name / "results.json").write_text(json.dumps({"records": [{"method": "ss-bnn", "labels": 50, "seed": k} for k in (0, 1, 2)]}))
+    (out / "evaluate" / name / "results.json").write_text(json.dumps({"records": [{"method": "ss-bnn", "labels": 50, "seed": k} for k in (0, 1, 2)], **kept}))
     r = file(out, into="salvaged")                                            # the seed run again, whole, replaces it
     assert r.returncode == 0 and "replaces the salvaged part" in r.stdout and (tmp_path / "salvaged" / name / "results.json").exists(), r.stdout
     assert "the salvaged one skipped" in file(tmp_path / "cut", into="salvaged").stdout       # and a salvaged copy filed after it is not
@@ -696,6 +700,8 @@ def test_a_salvaged_part_of_no_pretrained_model_continues_in_a_later_session(tmp
         (tmp_path / "filed" / name).mkdir(parents=True); (tmp_path / "filed" / name / "partial.json").write_text(json.dumps(saved))
         if name != "eval_cifar10_unmarked_s0": (tmp_path / "filed" / name / "salvaged").touch()
     shutil.copytree(tmp_path / "filed" / base, tmp_path / "held" / base)       # the runbook holds the parts out of the tree: one copy carried
+    shutil.copytree(tmp_path / "filed" / base, tmp_path / "filed" / "eval_cifar10_done_s0")    # salvaged, but filed finished elsewhere
+    (tmp_path / "held" / "eval_cifar10_done_s0").mkdir(); (tmp_path / "held" / "eval_cifar10_done_s0" / "results.json").write_text("{}")
     carry = lambda *a: subprocess.run([sys.executable, str(ROOT / "tools" / "carry_salvaged.py"), *map(str, a)], capture_output=True, text=True)
     (tmp_path / "continue" / "evaluate" / "stale").mkdir(parents=True)
     r = carry(tmp_path / "filed", tmp_path / "held", "--into", tmp_path / "continue")
@@ -706,8 +712,8 @@ def test_a_salvaged_part_of_no_pretrained_model_continues_in_a_later_session(tmp
     for kind, name, program in (("evaluate", base, "ssbnn-evaluate"), ("active", active, prog)):   # folders that program continues
         assert f"written by ssbnn's {program};" in (tmp_path / "continue" / kind / name / ".ssbnn-run").read_text()
     said = r.stdout.splitlines()
-    assert len(said) == 6 and sum("carried to" in l for l in said) == 2, r.stdout               # the held copy of the same part: once
-    for part, why in (("s0_m0", "rests on pretrained models"), ("map_s0_b50", "kept predictions"), ("ss-bnn-bald", "rests on pretrained encoders"),
+    assert len(said) == 7 and sum("carried to" in l for l in said) == 2, r.stdout               # the held copy of the same part: once
+    for part, why in (("done_s0", "the part is filed finished"), ("s0_m0", "rests on pretrained models"), ("map_s0_b50", "kept predictions"), ("ss-bnn-bald", "rests on pretrained encoders"),
                       ("old_s0", "does not say what its runs rest on")):
         assert any(part + ":" in l and why in l for l in said), (part, r.stdout)
     bad = carry(tmp_path / "nowhere")
@@ -746,6 +752,9 @@ def test_a_salvaged_part_of_no_pretrained_model_continues_in_a_later_session(tmp
     (further / "partial.json").write_text(json.dumps({**parts[base], "records": [run("swag", 50, 0)]}))
     r = file(tmp_path / "further")                                             # one that lacks its runs: refused
     assert r.returncode == 1 and "lacks 2 of the salvaged part's runs" in r.stdout, r.stdout
+    (further / "partial.json").write_text(json.dumps({**parts[base], "inputs": {**data, "map": {"epochs": 1}}, "records": [run("map", 50, 0)] * 3}))
+    r = file(tmp_path / "further")                                             # a part of that name made otherwise: neither skipped nor filed
+    assert r.returncode == 1 and "is not the salvaged" in r.stdout and "other inputs (map)" in r.stdout, r.stdout
 
 
 def test_gpu_pieces_salvage_ends_the_running_piece_and_returns_what_it_finished(tmp_path):
@@ -754,7 +763,7 @@ def test_gpu_pieces_salvage_ends_the_running_piece_and_returns_what_it_finished(
     (tmp_path / "c10.npz").write_bytes(b"archive")
     env = dict(STUB_EVAL_SLEEP="60", ARCHIVE=str(tmp_path / "c10.npz"), STUB_ARTIFACT="evaluate_main-new.bin")
     r, out = _piece(tmp_path, "salvage")
-    assert r.returncode == 2 and "no queued piece is running" in r.stdout
+    assert r.returncode == 2 and "no queue on this machine" in r.stdout
     r, out = _piece(tmp_path, "queue", "SEEDS=0 LABEL_SEEDS=3 KEEP_PREDICTIONS=ss-bnn evaluate", "laplace", **env)
     assert r.returncode == 0
     time.sleep(2)                                                             # the evaluation has runs, and is still running
@@ -779,12 +788,19 @@ def test_gpu_pieces_salvage_ends_the_running_piece_and_returns_what_it_finished(
     time.sleep(2)
     r, out = _piece(tmp_path, "salvage", SALVAGE_WAIT="0")                   # not ended in time: its finished runs, as they are
     assert "did not end within 0 s" in r.stdout and len(_comes_back(out)) == 6, r.stdout
-    r, out = _piece(tmp_path, "queue", "laplace", **env)                      # a piece that ends between the last wait and the salvage
+    r, out = _piece(tmp_path, "queue", "laplace", "SEEDS=2 LABEL_SEEDS=3 evaluate", "rho", **env)   # the first ends before the salvage
     for _ in range(100):
-        if (tmp_path / "keep" / "queue" / "finished").exists(): break
+        if (tmp_path / "keep" / "queue" / "status").exists(): break
         time.sleep(0.2)
-    r, out = _piece(tmp_path, "salvage")                                      # comes back as a wait would return it
-    assert r.returncode == 0 and _comes_back(out) == ["laplace/laplace_predict.json"] and "1 of 1 pieces done, 1 returned" in r.stdout, r.stdout
+    time.sleep(1)
+    r, out = _piece(tmp_path, "salvage")                                      # comes back first, as a wait would return it
+    assert r.returncode == 0 and _comes_back(out) == ["laplace/laplace_predict.json"] and "1 of 3 pieces done, 1 returned" in r.stdout, r.stdout
+    assert "call salvage again for the piece still running, 2: SEEDS=2" in r.stdout, r.stdout
+    r, out = _piece(tmp_path, "salvage")                                      # then the running one, ended
+    assert "salvage of 2: SEEDS=2 LABEL_SEEDS=3 evaluate (ended by SIGTERM" in r.stdout and "2 of 3 pieces done, 2 returned" in r.stdout, r.stdout
+    assert _comes_back(out)[-1] == "evaluate/eval_cifar10_ss-bnn-ss-map_s2_m2/salvaged" and "rho_speed.py" not in (tmp_path / "log").read_text()
+    r, out = _piece(tmp_path, "salvage")                                      # nothing left
+    assert r.returncode == 2 and "no queued piece is running" in r.stdout, r.stdout
 
 
 def _peer():

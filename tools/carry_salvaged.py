@@ -41,21 +41,23 @@ def why_not(partial:Path, kind:str) -> str|None:
 def carry(parts:list, into:Path) -> list:
     "Copy each continuable salvaged part's partial.json into `into`/<kind>/<name>/ (afresh); the lines that say what was done."
     shutil.rmtree(into, ignore_errors=True)
-    said = []
-    for folder in parts:
-        for part in sorted(Path(folder).glob("*")):
-            if not ((part / "salvaged").is_file() and (part / "partial.json").is_file()): continue
-            kind = "evaluate" if part.name.startswith("eval_") else "active"
-            if why := why_not(part / "partial.json", kind): said.append(f"{part}: not continued, {why}"); continue
-            dest = into / kind / part.name
-            if dest.exists():                                           # the same part in the tree and held out of it: once
-                if (dest / "partial.json").read_bytes() != (part / "partial.json").read_bytes():
-                    said.append(f"{part}: not continued, another part of that name is carried already ({dest})")
-                continue
-            claim_folder(dest, command=COMMANDS[kind]); unhold(dest)       # a run folder of that command, which continues it
-            tmp = dest / ".partial.json.tmp"
-            shutil.copyfile(part / "partial.json", tmp); os.replace(tmp, dest / "partial.json")
-            said.append(f"{part}: carried to {dest}; the piece of that name, queued with the same settings, continues it")
+    said, found = [], [p for folder in parts for p in sorted(Path(folder).glob("*"))]
+    finished = {p.name: p for p in found if (p / "results.json").is_file() and not (p / "salvaged").exists()}
+    for part in found:
+        if not ((part / "salvaged").is_file() and (part / "partial.json").is_file()): continue
+        kind = "evaluate" if part.name.startswith("eval_") else "active"
+        if part.name in finished: said.append(f"{part}: not continued, the part is filed finished ({finished[part.name]})"); continue
+        if why := why_not(part / "partial.json", kind): said.append(f"{part}: not continued, {why}"); continue
+        dest = into / kind / part.name
+        if dest.exists():                                           # the same part in the tree and held out of it: once
+            if (dest / "partial.json").read_bytes() != (part / "partial.json").read_bytes():
+                said.append(f"{part}: not continued, another part of that name is carried already ({dest})")
+            continue
+        claim_folder(dest, command=COMMANDS[kind]); unhold(dest)       # a run folder of that command, which continues it
+        tmp = dest / ".partial.json.tmp"
+        shutil.copyfile(part / "partial.json", tmp); os.replace(tmp, dest / "partial.json")
+        said.append(f"{part}: carried to {dest}; the piece of that name, queued with the same settings, continues it "
+                    f"(CONTINUE=none in the item starts it afresh)")
     return said
 
 

@@ -30,6 +30,18 @@ missing = runs(sys.argv[2]) - runs(sys.argv[1])
 if missing: sys.exit(f"it lacks {len(missing)} of the salvaged part's runs, e.g. {min(missing)}")
 PY
 }
+alike() {  # NEW OLD: fails, saying how, unless the two result files were run with the same settings (and, where both say, inputs)
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+said = [json.load(open(f)) for f in sys.argv[1:]]
+config = [(s.get("meta") or {}).get("config") or {} for s in said]
+if other := sorted(k for k in {*config[0], *config[1]} if config[0].get(k) != config[1].get(k)):
+    sys.exit(f"it was run with other settings ({', '.join(other[:3])})")
+inputs = [s.get("inputs") for s in said]
+if None not in inputs and inputs[0] != inputs[1]:
+    sys.exit(f"it rests on other inputs ({', '.join(sorted(k for k in {*inputs[0], *inputs[1]} if inputs[0].get(k) != inputs[1].get(k))[:3])})")
+PY
+}
 check() {  # PART FILE: fails, saying why, if PART/FILE is no result file, a partial.json lacks its meta, or a kept run lacks its predictions
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -60,9 +72,10 @@ while IFS= read -r -d '' d; do
     if cmp -s "$d/$file" "$dest/$file" && check "$dest" "$file" >/dev/null 2>&1; then echo "$name: filed already"; continue; fi
     if [ "$file" = partial.json ] && [ -f "$dest/results.json" ] && [ ! -f "$dest/salvaged" ]; then
       echo "$name: its finished part is filed already: the salvaged one skipped"; continue; fi
-    if [ "$file" = partial.json ] && [ -f "$dest/salvaged" ] && covers "$dest/partial.json" "$d/partial.json" >/dev/null 2>&1; then
-      echo "$name: a salvaged part holding all of its runs is filed already: skipped"; continue; fi
-    if [ -f "$dest/salvaged" ]; then            # finished, or salvaged again further on (continued from it: tools/carry_salvaged.py)
+    if [ -f "$dest/salvaged" ]; then            # the same part run further: finished, or salvaged again (tools/carry_salvaged.py)
+      why=$(alike "$d/$file" "$dest/partial.json" 2>&1) || { echo "$d is not the salvaged $dest run further: $why; give $flag=another folder"; exit 1; }
+      if [ "$file" = partial.json ] && covers "$dest/partial.json" "$d/partial.json" >/dev/null 2>&1; then
+        echo "$name: a salvaged part holding all of its runs is filed already: skipped"; continue; fi
       why=$(covers "$d/$file" "$dest/partial.json" 2>&1) || { echo "$d cannot replace the salvaged $dest: $why; give $flag=another folder"; exit 1; }
       replacing=1
     else echo "$dest holds another result, or lacks kept predictions; move it away first, or give $flag=another folder"; exit 1; fi
