@@ -64,6 +64,12 @@ def save(folder:Path, program:str, loaded:set=frozenset()):
     except Exception as e: print(f"compile_cache: nothing saved ({type(e).__name__}: {e})", file=sys.stderr)
 
 
+def _exit_on_term(*_):
+    "SIGTERM: exit as Python does (the exit handlers, the save among them, run), ignoring a second one, which would cut the save short."
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.exit(128 + signal.SIGTERM)
+
+
 def main(argv:list):
     "Run the target of `argv` (SCRIPT ARGS or -c CODE ARGS) as `python` would, with the cache around it."
     if not argv or argv[0] == "-c" and len(argv) < 2:
@@ -80,7 +86,7 @@ def main(argv:list):
         n, loaded = load(folder) if folder.is_dir() else (0, set())
         print(f"compile_cache: {n} artifact file(s) loaded from {folder}", file=sys.stderr)
         atexit.register(save, folder, program, loaded)
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))   # `timeout`: exit as Python does, saving first
+        signal.signal(signal.SIGTERM, _exit_on_term)            # `timeout` (or `gpu_pieces.sh salvage`): exit as Python does, saving first
     if code is not None:
         sys.argv, sys.path[0] = ["-c", *argv[2:]], ""                   # as `python -c` sets them
         exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})

@@ -92,9 +92,11 @@ lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 children() {  # PID: its child processes, from /proc (no procps needed)
   local f s w; for f in /proc/[0-9]*/stat; do { s=$(< "$f"); } 2>/dev/null || continue; read -r -a w <<< "${s##*) }"   # after the
     [ "${w[1]:-}" = "$1" ] || continue; f=${f#/proc/}; echo "${f%/stat}"; done; }                                # name: state, parent
-end_piece() {  # the queue's running piece: SIGTERM to its runner (timeout, or python), whose exit saves what it compiled
-  local piece p; for piece in $(children "$(cat "$Q/pid")"); do for p in $(children "$piece"); do
-    case $(cat "/proc/$p/comm" 2>/dev/null) in timeout|python*) kill -TERM "$p" 2>/dev/null ;; esac; done; done; return 0; }
+ended=" "
+end_piece() {  # the queue's running piece: SIGTERM to its runner (timeout, or python), whose exit saves what it compiled; once
+  local piece p; for piece in $(children "$(cat "$Q/pid")"); do for p in $(children "$piece"); do   # a process: a second one
+    [[ $ended == *" $p "* ]] && continue                                                           # would cut that save short
+    case $(cat "/proc/$p/comm" 2>/dev/null) in timeout|python*) kill -TERM "$p" 2>/dev/null; ended+="$p " ;; esac; done; done; return 0; }
 lim() {   # DEADLINE [QUEUED]: seconds left until DEADLINE s after this script started (device_env.sh's install counts), at least 1;
           # queued, QUEUED (1740) from now: a queued piece is not bound by one call's 10 minutes
   if [ -n "${QUEUED:-}" ]; then echo "${2:-1740}"; else local left=$(( $1 - SECONDS )); echo $(( left > 0 ? left : 1 )); fi; }

@@ -584,6 +584,7 @@ def test_compile_cache_warms_a_fresh_process(tmp_path):
                             env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "i1"), "COMPILE_CACHE": str(tmp_path / "cc")})
     assert slow.stdout.readline().strip() == "ready"
     slow.terminate()                                                               # as `timeout` ends a piece at its limit
+    import time; time.sleep(0.3); slow.terminate()                                 # a second one (salvage) leaves the save alone
     err = slow.communicate(timeout=120)[1]
     assert slow.returncode == 128 + 15 and len(list((tmp_path / "cc" / "cpu").glob("slow-*.bin"))) == 1, err   # what it compiled is kept
     (tmp_path / "script.py").write_text("import sys; print(sys.argv); raise SystemExit(3)")
