@@ -8,11 +8,12 @@
 # bench/results/active_cifar10_parts/<name>/, joined by bench/active_cifar.py --merge:
 #   bash tools/file_eval_parts.sh FILES_AT...        (each call's files_at; INTO and ACTIVE_INTO set other destinations)
 # A salvaged part (`gpu_pieces.sh salvage`, or a queued evaluation its time limit ended: partial.json and the mark
-# `salvaged`, no results.json) is filed with its finished runs, which --merge takes; a later part of the same name
-# that holds all of those runs (that seed run again, or the part continued in a later session: tools/carry_salvaged.py),
-# finished or salvaged again, replaces it. A partial.json without the mark is an evaluation its next call continues: skipped (`touch FOLDER/salvaged` files one that no call will continue). A part
-# is refused if a run it lists as kept has no predictions file (a tar part that did not come back). A part filed
-# already is skipped if it holds the same records and all their predictions, and refused otherwise.
+# `salvaged`, no results.json) is filed with its finished runs, which --merge takes; a later part of the same name, run
+# with the same settings, that holds all of those runs (that seed run again, or the part continued in a later session:
+# tools/carry_salvaged.py), finished or salvaged again, replaces it. A partial.json without the mark is an evaluation its
+# next call continues: skipped (`touch FOLDER/salvaged` files one that no call will continue). A part is refused if a
+# run it lists as kept has no predictions file (a tar part that did not come back). A part filed already is skipped if
+# it holds the same records and all their predictions, and refused otherwise.
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: bash tools/file_eval_parts.sh FILES_AT... (folders device calls returned)"; exit 2; }
 folders=()
