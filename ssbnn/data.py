@@ -148,6 +148,10 @@ class ImageSplits:
         return (f"{self.name}: train {tuple(self.x_train.shape)}, val {len(self.y_val)}, "
                 f"test {len(self.y_test)}, {self.num_classes} classes")
 
+    def digests(self) -> dict:
+        "SHA-256 of each split's images, {'train', 'val', 'test'} (`data_fingerprint`): what tells two runs' data apart."
+        return {s: data_fingerprint(getattr(self, f"x_{s}"))["sha256"] for s in ("train", "val", "test")}
+
 def _stratified(idx:np.ndarray, y:np.ndarray, n:int, seed:int) -> tuple[np.ndarray, np.ndarray]:
     "Split the indices `idx` into (the rest, `n` stratified picks), using scikit-learn's `train_test_split`."
     from sklearn.model_selection import train_test_split

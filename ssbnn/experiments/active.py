@@ -13,7 +13,7 @@ import torch
 from torch import Tensor
 from tqdm.auto import tqdm
 from .._utils import environment, state_digest, to_spec, check_limits, check_number
-from ..data import ImageSplits, labelled_subset, data_fingerprint
+from ..data import ImageSplits, labelled_subset
 from ..metrics import evaluate, predictive_entropy
 from ..posterior import MAPPosterior, PriorEdgeWarning
 from ..baselines import MAPConfig, Labelled, METHODS, check_parts
@@ -302,7 +302,7 @@ def active_learning(methods, # `ActiveMethod`s (or (name, learner, acquisition[,
     for name, v in (("initial", cfg.initial), ("val", cfg.val)):       # stratified: one label of each class at least
         if v < data.num_classes: raise ValueError(f"{name} {v} is smaller than the {data.num_classes} classes; use at least {data.num_classes}")
     made = {m.name: _made(m, cfg) for m in methods}
-    images = {s: data_fingerprint(getattr(data, f"x_{s}"))["sha256"] for s in ("train", "val", "test")}   # in the meta: a merge compares them
+    images = data.digests()                                         # in the meta: a merge compares them
     inputs = {"data": images, "methods": made} if partial is not None else None
     saved = read_partial(partial, asdict(cfg), inputs, _INPUT_NAMES, restart=f"delete {partial} to start again")   # before any work
     records, orders, earlier = saved.get("records", []), saved.get("acquired", {}), saved.get("meta", {}).get("total_seconds", 0.)

@@ -249,9 +249,7 @@ def _weights_sha(model) -> str|None:
 
 def _images(setup:Setup, cfg:EvalConfig) -> dict:
     "SHA-256 of the images the records are fitted to and scored on: {'train', 'val', 'test'} and, with `cfg.ood`, 'ood'."
-    d = setup.data
-    return {**{s: data_fingerprint(getattr(d, f"x_{s}"))["sha256"] for s in ("train", "val", "test")},
-            **({"ood": data_fingerprint(setup.ood)["sha256"]} if cfg.ood else {})}
+    return {**setup.data.digests(), **({"ood": data_fingerprint(setup.ood)["sha256"]} if cfg.ood else {})}
 
 def _inputs(setup:Setup, cfg:EvalConfig, pretrained=None,
             images:dict|None=None, # `_images` of this evaluation, where computed already
