@@ -19,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from ssbnn._utils import atomic_write  # noqa: E402
 from ssbnn.report import claim_folder, unhold  # noqa: E402
 
 COMMANDS = {"evaluate": "ssbnn-evaluate", "active": "active_cifar.py"}   # what claims each kind's folder, as its program names itself
@@ -54,8 +55,7 @@ def carry(parts:list, into:Path) -> list:
                 said.append(f"{part}: not continued, another part of that name is carried already ({dest})")
             continue
         claim_folder(dest, command=COMMANDS[kind]); unhold(dest)       # a run folder of that command, which continues it
-        tmp = dest / ".partial.json.tmp"
-        shutil.copyfile(part / "partial.json", tmp); os.replace(tmp, dest / "partial.json")
+        atomic_write(dest / "partial.json", lambda f: shutil.copyfile(part / "partial.json", f))   # whole or not at all
         said.append(f"{part}: carried to {dest}; the piece of that name, queued with the same settings, continues it "
                     f"(CONTINUE=none in the item starts it afresh)")
     return said
