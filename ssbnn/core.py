@@ -20,7 +20,7 @@ from .augment import DigitsAugment
 from .models import DigitsCNN, ProjectionHead
 from .elbo import ContrastiveELBO
 from .features import encode, feature_stats, KNNMonitor
-from .train import PretrainConfig, LabelledTask, TensorBoardLog
+from .train import PretrainConfig, LabelledTask, TensorBoardLog, check_inputs
 from .train import pretrain as pretrain_loop
 from .distributed import DDPRun, wants_ddp
 from .metrics import evaluate
@@ -130,12 +130,12 @@ def pretrain(self:SSBNN, x, # unlabelled images (N,C,H,W) in [0,1]
         raise ValueError("labelled must be (x, y), the labelled images and their labels of SS-BNN*'s objective, or a LabelledTask")
     if monitor is not None and not callable(monitor): raise TypeError(f"monitor must be callable(encoder) -> dict, e.g. KNNMonitor(...), got {monitor!r}")
     config = _loop_config(self, replace(config or PretrainConfig(), **overrides), tuple(overrides))
+    if labelled is not None and not isinstance(labelled, LabelledTask):
+        with seeded(config.seed): labelled = LabelledTask.make(*labelled, dim=_dim(self.encoder))   # its task layer's start, seeded
+    x = check_inputs(self.encoder, x, config, labelled)        # bad input is refused before a word is said or a weight changed
     if self.history_:
         warn_user(f"this model is pretrained already ({self.history_[-1]['step']} steps): pretrain goes on from its weights with a "
                   f"fresh optimiser and schedule, and config_ and history_ will describe this call only; make a new SSBNN to start afresh")
-    x = check_images(x, "unlabelled images", keep_uint8=True)
-    if labelled is not None and not isinstance(labelled, LabelledTask):
-        with seeded(config.seed): labelled = LabelledTask.make(*labelled, dim=_dim(self.encoder))   # its task layer's start, seeded
     self.labelled_ = labelled
     run = DDPRun() if wants_ddp() else None                    # under torchrun: the same loop on every rank
     log = TensorBoardLog(log_dir) if log_dir is not None else None

@@ -23,7 +23,7 @@ from .elbo import ContrastiveELBO, make_task, MeanFieldLinear, task_elbo
 # %% auto #0
 __all__ = ['Optimizer', 'CompileMode', 'PretrainConfig', 'LARS', 'make_optimizer', 'warmup_cosine', 'default_alpha',
            'LabelledTask', 'local_batch', 'TaskLoss', 'ResumeError', 'training_state', 'labelled_fingerprint',
-           'restore_training_state', 'OneProcess', 'NonFiniteLossError', 'pretrain', 'TensorBoardLog']
+           'restore_training_state', 'OneProcess', 'check_inputs', 'NonFiniteLossError', 'pretrain', 'TensorBoardLog']
 
 # %% ../nbs/07_train.ipynb #5a76c2b0
 class Optimizer(str, Enum):
@@ -456,12 +456,18 @@ def _alone(run):
                            f"run=ssbnn.distributed.DDPRun() (SSBNN.pretrain does this by itself)")
 
 # %% ../nbs/07_train.ipynb #ee0e995e
-def _setup(encoder, head, elbo, x, config:PretrainConfig, device, labelled=None) -> tuple:
-    "Checked images and the modules on `device` in training mode, with the optimiser and schedule: (x, mods, opt, sched, total)."
+def check_inputs(encoder:nn.Module, x, config:PretrainConfig, labelled=None) -> Tensor:
+    "The unlabelled images `x` (N,C,H,W) checked against the encoder, the config's batch and SS-BNN*'s labelled images, before any work."
     x = check_images(x, "unlabelled images", keep_uint8=True)
     check_channels(x, encoder, "unlabelled images")
     if labelled is not None and labelled.x.shape[1:] != x.shape[1:]:   # both are augmented into one batch
         raise ValueError(f"the labelled images are {tuple(labelled.x.shape[1:])} but the unlabelled ones {tuple(x.shape[1:])}; give SS-BNN* images of one size")
+    config.steps(len(x))                                       # raises if a task needs more images than there are
+    return x
+
+def _setup(encoder, head, elbo, x, config:PretrainConfig, device, labelled=None) -> tuple:
+    "Checked images and the modules on `device` in training mode, with the optimiser and schedule: (x, mods, opt, sched, total)."
+    x = check_inputs(encoder, x, config, labelled)
     total = config.steps(len(x))
     x = x.to(device)
     mods = [encoder, head, elbo] + ([labelled.layer] if labelled else [])
