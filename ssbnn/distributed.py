@@ -54,6 +54,15 @@ def current_env(device="auto") -> DistEnv:
     local = int(os.environ.get("LOCAL_RANK", dist.get_rank()))
     return DistEnv(dist.get_rank(), dist.get_world_size(), local, rank_device(device, local))
 
+def _check_backend(backend:str|None) -> str|None:
+    "`backend` if torch.distributed knows each of its names ('gloo', or per device 'cpu:gloo,cuda:nccl'); torch's own refusal is a bare assertion."
+    known = [b for b in dist.Backend.backend_list if b not in ("undefined", "fake")]     # 'fake' passes too: torch's test backend
+    names = [part.split(":")[-1].strip().lower() for part in str(backend).split(",")] if backend is not None else []
+    bad = [n for n in names if n not in known + ["fake"]]
+    if bad: raise ValueError(f"backend {backend!r}: {', '.join(map(repr, bad))} is not a torch.distributed backend; choose one of "
+                             f"{', '.join(known)} (or 'cpu:gloo,cuda:nccl'), or leave it out for nccl on GPUs and gloo on the CPU")
+    return backend
+
 def init_distributed(device="auto", # the device setting; 'auto'/'cuda' become cuda:LOCAL_RANK
                      backend:str|None=None, # default: 'nccl' on GPUs, 'gloo' on the CPU
                     ) -> DistEnv:
@@ -67,7 +76,7 @@ def init_distributed(device="auto", # the device setting; 'auto'/'cuda' become c
                 raise ValueError(f"LOCAL_RANK {local} but this node has {torch.cuda.device_count()} GPU(s); "
                                  f"start at most that many processes per node (--nproc_per_node)")
             torch.cuda.set_device(d)
-        dist.init_process_group(backend or ("nccl" if d.type == "cuda" else "gloo"))
+        dist.init_process_group(_check_backend(backend) or ("nccl" if d.type == "cuda" else "gloo"))
     return current_env(device)
 
 def close_distributed():
