@@ -89,10 +89,15 @@ def check_seed(seed, name:str="seed") -> int:
 
 # %% ../nbs/00_utils.ipynb #34b27c9c
 def check_limits(config):
-    "Check each setting of the dataclass `config` that its class's `LIMITS` names, with `check_number`; returns `config`, whole settings as ints."
+    "Check each setting of the dataclass `config` that its class's `LIMITS` names, with `check_number`, and each bool setting; returns `config`, whole settings as ints."
     for name, limits in getattr(type(config), "LIMITS", {}).items():
         v = check_number(name, getattr(config, name), **limits)
         if limits.get("integer"): object.__setattr__(config, name, v)   # ActiveConfig(step=2.0) would break range() later
+        elif type(v) not in (int, float): object.__setattr__(config, name, float(v))   # np.float32(0.1) as the float JSON writes
+    for f in dataclasses.fields(config) if dataclasses.is_dataclass(config) else ():
+        v = getattr(config, f.name)
+        if f.type in (bool, "bool") and not isinstance(v, bool):   # "false" or 0 would count as True or False unseen
+            raise TypeError(f"{f.name} must be True or False, got {v!r}")
     return config
 
 # %% ../nbs/00_utils.ipynb #6ea11f2e
@@ -285,6 +290,7 @@ def rebuildable(cls):
 def to_spec(obj):
     "`obj` as JSON: plain values as they are, str Enums as their value, registered objects as {'class', 'args'}."
     if isinstance(obj, Enum): return obj.value
+    if isinstance(obj, numbers.Number) and type(obj).__module__ == "numpy": return obj.item()   # np.int64(8) as 8: JSON has no NumPy types
     if obj is None or isinstance(obj, (bool, int, float, str)): return obj
     if isinstance(obj, (list, tuple)): return [to_spec(v) for v in obj]
     if isinstance(obj, dict) and all(isinstance(k, str) for k in obj): return {k: to_spec(v) for k, v in obj.items()}

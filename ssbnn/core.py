@@ -73,7 +73,7 @@ class SSBNN:
                  device="auto", # 'auto', 'cpu', 'cuda', ...
                  seed:int=0, # seeds the initialisation of the modules built here and the pretraining loop (a given `PretrainConfig` takes it, and the device)
                 ):
-        check_number("seed", seed, **PretrainConfig.LIMITS["seed"])          # it seeds the pretraining loop too
+        seed = check_number("seed", seed, **PretrainConfig.LIMITS["seed"])   # it seeds the pretraining loop too; 1.0 as 1
         for name, part in (("augment", augment), ("elbo", elbo), ("posterior", posterior)):
             if isinstance(part, type): raise TypeError(f"{name} is the class {part.__name__}; pass an instance, e.g. {part.__name__}()")
         if elbo is not None and not isinstance(elbo, nn.Module):

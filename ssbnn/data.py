@@ -165,7 +165,7 @@ def load_digits_splits(val:int=180, # validation images
     from sklearn.datasets import load_digits
     d = load_digits()
     x, y = torch.tensor(d.images / 16.0, dtype=torch.float32)[:, None], torch.tensor(d.target)
-    for name, v in (("val", val), ("test", test)): check_number(name, v, low=10, integer=True)   # an image of each class in each split
+    val, test = (check_number(name, v, low=10, integer=True) for name, v in (("val", val), ("test", test)))   # an image of each class in each split
     if val + test > len(y) - 10: raise ValueError(f"val + test = {val + test} leaves fewer than 10 training images of the {len(y)} digits")
     rest, te = _stratified(np.arange(len(y)), d.target, test, seed)
     tr, va = _stratified(rest, d.target, val, seed)
@@ -185,7 +185,8 @@ def labelled_subset(y, # labels of the pool to draw from, `(N,)`
     if budget > n: raise ValueError(f"budget {budget} is larger than the {n} labelled images available; use at most {n}")
     if budget == n: return torch.arange(n)
     if budget < c: raise ValueError(f"budget {budget} is smaller than the {c} classes; a stratified subset needs at least one label per class")
-    ys, rng = y.numpy(), np.random.default_rng(check_seed(seed))
+    seed = check_seed(seed)                            # 1.0 or np.int64(1) as the int scikit-learn takes
+    ys, rng = y.numpy(), np.random.default_rng(seed)
     classes, counts = np.unique(ys, return_counts=True)
     if counts.min() >= 2:
         idx, _ = train_test_split(np.arange(n), train_size=budget, stratify=ys, random_state=seed)

@@ -4,6 +4,7 @@
 
 # %% ../nbs/05_metrics.ipynb #a15f46c7
 from __future__ import annotations
+import math
 import torch
 from torch import Tensor
 from ._utils import check_number
@@ -25,6 +26,8 @@ def _check_probs(probs:Tensor, y:Tensor|None=None,
     if probs.numel():                                        # logits are the usual mistake: they give an ECE above 1
         p, tol = probs.detach().double(), max(1e-2, 16 * torch.finfo(probs.dtype).eps) if probs.is_floating_point() else 0
         lo, hi, off = p.min().item(), p.max().item(), (p.sum(1) - 1).abs().max().item()
+        if math.isnan(lo + hi + off):                      # NaN fails every comparison below: it would pass unseen
+            raise ValueError("probabilities contain NaN: the model that gave them diverged or was given NaN inputs; check it before scoring")
         if lo < 0 or hi > 1 + tol or off > tol:
             raise ValueError(f"probabilities must lie in [0, 1] and sum to 1 over the classes, but they range over "
                              f"[{lo:.3g}, {hi:.3g}] and a row's sum is off by {off:.3g}; for logits pass torch.softmax(logits, 1)")

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from ._utils import as_option, rebuildable, warn_user, check_limits, check_number, batch_count, shuffled_batches
+from ._utils import SEED_LIMITS, as_option, rebuildable, warn_user, check_limits, check_number, batch_count, shuffled_batches
 from .data import check_labels, class_count
 from .metrics import nll
 
@@ -35,10 +35,10 @@ class ProbeConfig:
     weight_decay: float = 1e-4 # delta, on weights and biases: a N(0, 1/(N delta)) prior for N labels
     seed: int = 0 # order of the batches
 
-    def __post_init__(self):
-        bad = {k: getattr(self, k) for k in ("epochs", "batch_size", "lr") if not getattr(self, k) > 0}
-        bad |= {k: getattr(self, k) for k in ("momentum", "weight_decay") if not getattr(self, k) >= 0}
-        if bad: raise ValueError(f"ProbeConfig needs positive epochs, batch_size and lr and non-negative momentum and weight_decay, got {bad}")
+    LIMITS: ClassVar[dict] = dict(epochs=dict(low=1, integer=True), batch_size=dict(low=1, integer=True), lr=dict(low=0, open_low=True),
+                                  momentum=dict(low=0, high=1), weight_decay=dict(low=0), seed=SEED_LIMITS)
+
+    def __post_init__(self): check_limits(self)
 
 def _check_width(features:Tensor, dim:int, name:str="features"):
     "Refuse features `(N,dim')` with another width than the readout's `dim` (torch's matmul error names neither)."
@@ -66,6 +66,8 @@ def linear_probe(features:Tensor, # cached features (N,dim)
             for b in shuffled_batches(len(y), config.batch_size, gen):
                 loss = F.cross_entropy(head(features[b]), y[b])
                 opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); sched.step()
+    if not all(torch.isfinite(w).all() for w in head.parameters()):   # checked once, at the end: NaN weights predict NaN
+        raise FloatingPointError(f"the linear probe diverged (lr {config.lr:g}, momentum {config.momentum:g}): its weights are not finite; lower the lr")
     return head.requires_grad_(False)
 
 # %% ../nbs/09_posterior.ipynb #7c360288

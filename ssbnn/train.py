@@ -83,7 +83,7 @@ class PretrainConfig:
         check_limits(self)
         as_option(Optimizer, self.optimizer, "optimizer")
         as_option(CompileMode, self.compile_mode, "compile_mode")
-        self.resume_changing = tuple(self.resume_changing)
+        self.resume_changing = (self.resume_changing,) if isinstance(self.resume_changing, str) else tuple(self.resume_changing)   # "lr" as one
         bad = [k for k in self.resume_changing if k not in self.CHANGEABLE]
         if bad: raise ValueError(f"resume_changing: {', '.join(map(repr, bad))} cannot change on resuming; choose from {', '.join(self.CHANGEABLE)}")
 
