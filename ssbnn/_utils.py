@@ -11,11 +11,11 @@ import torch
 
 # %% auto #0
 __all__ = ['SEED_LIMITS', 'STOP_SIGNALS', 'REBUILDABLE', 'get_device', 'warn_user', 'as_option', 'check_fields', 'check_number',
-           'check_seed', 'check_limits', 'Terminated', 'deferred_interrupt', 'one_interrupt', 'termination_requests',
-           'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint', 'load_checkpoint',
-           'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec', 'part_spec',
-           'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state', 'batch_count',
-           'shuffled_batches', 'environment']
+           'check_seed', 'check_generator', 'check_limits', 'Terminated', 'deferred_interrupt', 'one_interrupt',
+           'termination_requests', 'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint',
+           'load_checkpoint', 'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec',
+           'part_spec', 'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state',
+           'batch_count', 'shuffled_batches', 'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -86,6 +86,12 @@ SEED_LIMITS = dict(low=0, high=2**31 - 1, integer=True)   # the seeds torch, Num
 def check_seed(seed, name:str="seed") -> int:
     "`seed` as an int, or a ValueError naming it unless it is a whole number in `SEED_LIMITS`' range."
     return check_number(name, seed, **SEED_LIMITS)
+
+def check_generator(generator):
+    "Refuse a `generator` that is neither a torch.Generator nor None (a seed passed in its place would be ignored or fail inside torch)."
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator (e.g. torch.Generator().manual_seed(0)) or None, got {type(generator).__name__}")
+    return generator
 
 # %% ../nbs/00_utils.ipynb #34b27c9c
 def check_limits(config):

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 from enum import Enum
-from ._utils import rebuildable, as_option, check_limits, check_number
+from ._utils import rebuildable, as_option, check_limits, check_number, check_generator
 from .data import as_float
 
 # %% auto #0
@@ -77,8 +77,7 @@ def check_batch(x, # images (B,C,H,W), float in [0,1] or uint8
     if x.ndim != 4 or not len(x): raise ValueError(f"an augmentation takes a non-empty batch of images (B,C,H,W), got shape {tuple(x.shape)}")
     if x.shape[1] not in (1, 3) and x.shape[-1] in (1, 3): raise ValueError(f"images of shape {tuple(x.shape)} look channels-last; pass x.permute(0, 3, 1, 2)")
     if x.dtype != torch.uint8 and not x.is_floating_point(): raise TypeError(f"an augmentation takes float images in [0, 1] or uint8, got {x.dtype}")
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator (e.g. torch.Generator().manual_seed(0)) or None, got {type(generator).__name__}")
+    check_generator(generator)
     return x
 
 @rebuildable

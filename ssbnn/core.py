@@ -6,15 +6,15 @@
 from __future__ import annotations
 from dataclasses import replace, asdict
 from typing import Callable
-import copy, json, tempfile, warnings, weakref
+import copy, hashlib, json, os, tempfile, warnings, weakref
 from pathlib import Path
 import torch
 from torch import nn, Tensor
 from fastcore.basics import patch
 from safetensors import SafetensorError
 from safetensors.torch import save_file, load_file
-from ._utils import (warn_user, get_device, check_fields, check_number, load_checkpoint, seeded, atomic_folder, recover_folder, file_sha256,
-                          to_spec, from_spec, part_spec, split_tensors, join_tensors)
+from ._utils import (warn_user, get_device, check_fields, check_number, check_generator, load_checkpoint, seeded, atomic_folder,
+                          recover_folder, file_sha256, to_spec, from_spec, part_spec, split_tensors, join_tensors)
 from .data import check_images, check_labelled, labelled_subset, load_digits_splits, data_fingerprint
 from .augment import DigitsAugment
 from .models import DigitsCNN, ProjectionHead
@@ -154,13 +154,19 @@ def _versions(*ts:Tensor) -> tuple|None:
     "Each tensor's identity and in-place version counter; None if one is an inference tensor, which keeps no counter."
     return None if any(t.is_inference() for t in ts) else tuple((id(t), t._version) for t in ts)
 
+def _content(x:Tensor) -> str|None:
+    "A digest of a CPU tensor's bytes (writes through NumPy or `.data` leave its version as it was); None elsewhere, where versions alone tell."
+    if x.device.type != "cpu" or not x.numel(): return None
+    return hashlib.blake2b(x.detach().contiguous().reshape(-1).view(torch.uint8).numpy(), digest_size=16).hexdigest()   # about 1 GB/s
+
 @patch
 def features(self:SSBNN, x) -> Tensor:
     "Standardised encoder features `(N,dim)` of images `x`, on the model's device; cached per image tensor while it, the encoder and the features are unchanged."
     if self.stats_ is None: raise RuntimeError("call pretrain (or load a pretrained model) before using features")
     cache = self.__dict__.setdefault("_feature_cache", {})
     key = isinstance(x, Tensor) and _versions(x, *self.stats_, *self.encoder.parameters(), *self.encoder.buffers())
-    hit = cache.get(id(x)) if key else None                    # in-place changes bump a tensor's _version: images, weights, features
+    key = key and (key, _content(x))                           # in-place changes bump a tensor's _version, writes through NumPy do not
+    hit = cache.get(id(x)) if key else None
     if hit is not None and hit[0]() is x and hit[1] == key and hit[2]._version == hit[3]: return hit[2]
     mean, std, x_ok = *self.stats_, check_images(x, keep_uint8=True)
     seen = (self.data_ or {}).get("shape")                    # what pretraining saw (C,H,W): other sizes run, but are not its prior
@@ -210,8 +216,7 @@ def sample(self:SSBNN, x, # images (N,C,H,W)
     "Class probabilities `(n,N,C)` under `n` samples of the readout's posterior, on the CPU (their mean is the Monte Carlo predictive)."
     if self.posterior_ is None: raise RuntimeError("call fit before sample")
     n = check_number("n", n, low=1, integer=True)
-    if generator is not None and not isinstance(generator, torch.Generator):   # a MAP posterior would ignore it silently
-        raise TypeError(f"generator must be a torch.Generator (e.g. torch.Generator().manual_seed(0)) or None, got {type(generator).__name__}")
+    check_generator(generator)                                 # a MAP posterior would ignore it silently
     return self.posterior_.sample(self.features(x), n, generator=generator).cpu()
 
 # %% ../nbs/13_core.ipynb #24b63757
@@ -254,8 +259,15 @@ def _model_card(cfg:dict) -> str:
             f"[ssbnn](https://github.com/ssbnn/ssbnn).\n\n| | |\n|---|---|\n{table}\n\n"
             f"```python\nfrom ssbnn.core import SSBNN\nmodel = SSBNN.from_pretrained(\"<this folder or user/name>\")\n```\n")
 
+def _as_path(path, what:str="path") -> Path:
+    "`path` as a Path, or a TypeError naming `what` for anything that is not a path (None, a number)."
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{what} must be a folder path (a str or pathlib.Path), got {path!r}")
+    return Path(path)
+
 def _check_target(path:Path):
-    "Refuse to replace a file, or a folder that holds anything but an ssbnn model, or to make a folder named as a file."
+    "Refuse to replace a file, or a folder that holds anything but an ssbnn model, or to make a folder named as a file or inside one."
+    blocked = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if blocked is not None: raise ValueError(f"cannot save into {path}: {blocked} is a file, not a folder; give another path")
     if path.is_file(): raise ValueError(f"{path} is a file; a model is saved as a folder: give a folder name")
     if path.suffix in (".pt", ".pth", ".ckpt", ".pkl", ".bin", ".safetensors") and not path.is_dir():
         raise ValueError(f"{path} names a file, but a model is saved as a folder (model.safetensors, config.json, ...); "
@@ -269,7 +281,7 @@ def _check_target(path:Path):
 def save(self:SSBNN, path, # a folder: created, or replaced if it holds an earlier ssbnn model
         ) -> Path:
     "Save as one folder: model.safetensors, config.json, README.md and, if fitted, posterior.safetensors; returns the folder."
-    path = Path(path)
+    path = _as_path(path)
     _check_target(path)
     _, tensors = split_tensors({"encoder": self.encoder.state_dict(), "head": self.head.state_dict(),
                                 "elbo": self.elbo.state_dict(), **({"stats": list(self.stats_)} if self.stats_ is not None else {})})
@@ -356,7 +368,7 @@ def load(cls:SSBNN, path, # a folder written by `save` (or an older ssbnn's sing
          **parts, # parts to use instead of rebuilding them from config.json: needed for classes ssbnn cannot rebuild
         ) -> SSBNN:
     "Rebuild a saved SS-BNN on `device`: parts from config.json, weights and posterior from safetensors; returns it."
-    path = recover_folder(Path(path))
+    path = recover_folder(_as_path(path))
     if path.is_file() and path.name in ("config.json", "model.safetensors", "posterior.safetensors"): path = path.parent
     if path.is_file(): return _load_single_file(cls, path, device, parts)
     if not path.exists():

@@ -23,6 +23,8 @@ def encode(encoder:nn.Module, # the encoder f
            batch_size:int=1024, # images per forward pass
           ) -> Tensor:
     "Features `(N,dim)` of images `x` (float or uint8, taken as they are) from `encoder` in eval mode, on its device; its mode is restored, its weights left channels-last."
+    if not isinstance(encoder, nn.Module):                     # e.g. the model, where its encoder was meant
+        raise TypeError(f"encoder must be a torch module (the encoder f), got {type(encoder).__name__}; for an SSBNN pass model.encoder")
     x = to_tensor(x, "x")                                      # a NumPy array too
     if len(x) == 0: raise ValueError(f"x holds no images (shape {tuple(x.shape)}); give at least one")
     check_number("batch_size", batch_size, low=1, integer=True); check_channels(x, encoder)

@@ -8,12 +8,13 @@ from dataclasses import dataclass, asdict
 from enum import Enum
 from typing import ClassVar, NamedTuple
 import math, warnings
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from ._utils import SEED_LIMITS, as_option, rebuildable, warn_user, check_limits, check_number, batch_count, shuffled_batches
+from ._utils import SEED_LIMITS, as_option, rebuildable, warn_user, check_limits, check_number, check_generator, batch_count, shuffled_batches
 from .data import check_labels, class_count
 from .metrics import nll
 
@@ -372,13 +373,16 @@ class Readout(str, Enum):
     TUNED = "tuned"     # L-BFGS MAP with its prior precision chosen by validation NLL; Laplace prior tuned on validation
     MARGLIK = "marglik" # one prior for MAP and Laplace, by the marginal likelihood (laplace-torch's marglik_training)
 
-def _val_pair(val, n_classes:int) -> tuple[Tensor, Tensor]:
-    "Check a validation pair (features (M,dim), labels (M,))."
+def _val_pair(val, n_classes:int, like:Tensor) -> tuple[Tensor, Tensor]:
+    "A checked validation pair (features (M,dim), labels (M,)), the features as wide as the training ones `like` and in their dtype."
     if not (isinstance(val, (tuple, list)) and len(val) == 2):
         raise ValueError("val must be a pair (x_val, y_val) of validation data and labels: the prior precision is tuned on it; "
                          "pass one, or tune it by the marginal likelihood, which needs none: LaplacePosterior(readout='marglik') "
                          "(in a model, SSBNN(posterior=LaplacePosterior(readout='marglik')))")
-    return val[0], check_labels(val[1], n=len(val[0]), num_classes=n_classes, name="val labels")
+    fv = _check_features(val[0], "val features")
+    if fv.shape[1] != like.shape[1]:
+        raise ValueError(f"val features have {fv.shape[1]} columns but the training features {like.shape[1]}; give both from the same encoder")
+    return fv.to(like.device, like.dtype), check_labels(val[1], n=len(fv), num_classes=n_classes, name="val labels")
 
 def map_readout(readout, # a `Readout`
                 features:Tensor, y:Tensor, # training features (N,dim) and labels (N,)
@@ -388,12 +392,13 @@ def map_readout(readout, # a `Readout`
     "The MAP readout found the `readout` way, and the prior precision that way chose (None for the probe)."
     readout = as_option(Readout, readout, "readout")
     if readout is Readout.PROBE: return linear_probe(features, y, num_classes, probe), None
-    if readout is Readout.TUNED: return tune_readout(features, y, *_val_pair(val, num_classes), num_classes)
+    if readout is Readout.TUNED: return tune_readout(features, y, *_val_pair(val, num_classes, features), num_classes)
     return marglik_readout(features, y, num_classes, hessian, seed=(probe or ProbeConfig()).seed)
 
 # %% ../nbs/09_posterior.ipynb #06e3c9b8
 def _check_features(features:Tensor, name:str="features") -> Tensor:
-    "Refuse anything but a finite float matrix `(N,dim)`."
+    "A finite float matrix `(N,dim)` (a NumPy array as a tensor); refuses anything else."
+    if isinstance(features, np.ndarray): features = torch.from_numpy(features)
     if not torch.is_tensor(features) or features.ndim != 2 or not features.is_floating_point():
         raise ValueError(f"{name} must be a float tensor (N, dim), got {getattr(features, 'shape', type(features).__name__)}")
     if not torch.isfinite(features).all(): raise ValueError(f"{name} contains NaN or inf values")
@@ -401,9 +406,16 @@ def _check_features(features:Tensor, name:str="features") -> Tensor:
 
 def _class_count(num_classes:int|None, y:Tensor, head:nn.Linear|None=None) -> int:
     "`num_classes` (checked), else a given head's outputs, else the largest label + 1 (at least two: `data.class_count`)."
-    if num_classes is not None: return check_number("num_classes", num_classes, low=2, integer=True)
+    if num_classes is not None:
+        c = check_number("num_classes", num_classes, low=2, integer=True)
+        if head is not None and c != head.out_features:
+            raise ValueError(f"num_classes={c} but the head given has {head.out_features} outputs, one per class; leave num_classes out")
+        return c
     y = check_labels(y)
     if not len(y): raise ValueError("there are no training labels (N = 0)")
+    if head is not None and y.max() >= head.out_features:
+        raise ValueError(f"the labels go up to {y.max().item()} but the head given has {head.out_features} outputs, one per class; "
+                         f"give a head with {y.max().item() + 1} or more")
     return head.out_features if head is not None else class_count(None, y)
 
 def _check_settings(probe, grid=None, head=None):
@@ -438,15 +450,17 @@ def fit(self:LaplacePosterior, features:Tensor, y:Tensor, # training features (N
     "MAP readout (unless a head was given), Laplace around it, prior precision by validation NLL or evidence; returns self."
     features = _check_features(features)
     c = _class_count(num_classes, y, self.head)
-    if self.head is not None and self.head.in_features != features.shape[1]:
-        raise ValueError(f"the head given takes {self.head.in_features} features but these have {features.shape[1]}")
+    if self.head is not None:
+        if self.head.in_features != features.shape[1]:
+            raise ValueError(f"the head given takes {self.head.in_features} features but these have {features.shape[1]}")
+        features = features.to(self.head.weight.dtype)           # the head's precision, as at prediction
     y = check_labels(y, n=len(features), num_classes=c).to(features.device)
     needs_val = self.head is not None or self.readout is not Readout.MARGLIK
-    fv, yv = _val_pair(val, c) if needs_val else (None, None)
+    val = _val_pair(val, c, features) if needs_val else None
     if self.head is not None: head, lam = self.head, None
     else: head, lam = map_readout(self.readout, features, y, c, val, self.probe, self.hessian)
     la = fit_laplace(head, features, y, self.hessian)
-    if needs_val: self.search_ = search_prior_precision(la, _check_features(fv, "val features"), yv, self.grid)
+    if needs_val: self.search_ = search_prior_precision(la, *val, self.grid)
     else: la.prior_precision, self.search_ = lam, None
     self.head_, self._la, self.readout_precision_ = head, la, lam
     self.prior_precision_ = float(la.prior_precision)
@@ -461,6 +475,7 @@ def _inputs(self, features:Tensor) -> Tensor:
     "Features `(N,dim)` for the fitted readout, checked to be as wide as those it was fitted on, in its dtype."
     _fitted(self)
     f = _check_features(features)
+    if not len(f): raise ValueError(f"features are {tuple(f.shape)}: no examples to predict; pass at least one")
     if f.shape[1] != self.head_.in_features:
         raise ValueError(f"features have {f.shape[1]} columns but the readout was fitted on {self.head_.in_features} (another encoder's features?)")
     return f.to(self.head_.weight.dtype)
@@ -489,7 +504,7 @@ def sample(self:LaplacePosterior, features:Tensor, # features (N,dim)
            generator=None, # torch.Generator on the features' device; the same seed gives the same readouts
           ) -> Tensor:
     "Probabilities `(S,N,C)` (float64) under `n` readouts drawn from the Laplace posterior, e.g. for BALD."
-    n = check_number("n", n, low=1, integer=True)
+    n, generator = check_number("n", n, low=1, integer=True), check_generator(generator)
     return _readout_samples(_inputs(self, features), stable_scale(self._la).sample(n, generator=generator), self.head_.out_features)
 
 # %% ../nbs/09_posterior.ipynb #5bd8050d
@@ -560,6 +575,7 @@ class MAPPosterior:
         features = _check_features(features)
         c = _class_count(num_classes, y)
         y = check_labels(y, n=len(features), num_classes=c).to(features.device)
+        val = _val_pair(val, c, features) if val is not None else None    # checked whether or not the readout needs it
         self.head_, self.readout_precision_ = map_readout(self.readout, features, y, c, val, self.probe)
         return self
 
@@ -575,7 +591,8 @@ class MAPPosterior:
         return {"readout_precision": self.readout_precision_}
 
     def sample(self, features:Tensor, n:int=1, generator=None) -> Tensor:
-        "The single point-mass 'sample' `(1,N,C)` (float64), whatever `n`."
+        "The single point-mass 'sample' `(1,N,C)` (float64), whatever `n` (checked, as the Laplace posterior's)."
+        check_number("n", n, low=1, integer=True); check_generator(generator)
         return self.predict_proba(features).double()[None]
 
     def state_dict(self) -> dict:
