@@ -152,6 +152,7 @@ def main(argv=None):
         for q in {a.jpeg, *(over.get("jpeg", a.jpeg) for _, over in points)}: check_jpeg_quality(q)
     except ValueError as e: p.error(str(e))
     if points and a.out_dir is None: p.error("--point and --best-of need --out-dir")
+    if a.out_dir is not None and not points: p.error("--out-dir holds a sweep's records: name its points with --point or --best-of, or write one record with --out")
     if points and a.out: p.error("--out names one record; a sweep writes --out-dir/NAME.json")
     try: budgets = tuple(int(b) for b in a.budgets.split(",") if b)
     except ValueError: p.error(f"argument --budgets: {a.budgets!r} is not a comma-separated list of label counts, e.g. 50,500,5000")

@@ -186,7 +186,11 @@ def archive_data(path, # packed-JPEG archive of the CIFAR-10 training images
                  limit:int=0, # > 0: a random subset of this many images (smoke tests)
                 ) -> ImageSplits:
     "The archive's splits as both CLIs make them: the same held-out images whatever a run's seed, so pretraining never sees them."
-    return archive_splits(path, val=1000, test=eval_images, limit=limit, seed=0)
+    s = archive_splits(path, val=1000, test=eval_images, limit=limit, seed=0)
+    if eval_images != EVAL_IMAGES and len(s.y_test) < eval_images:        # the default shrinks with --limit; a number asked for does not
+        n = len(s.y_train) + len(s.y_val) + len(s.y_test)
+        raise ValueError(f"--eval {eval_images} is more than a fifth of the {n:,} images read; use at most {len(s.y_test)}")
+    return s
 
 def check_unseen(model:SSBNN, data:ImageSplits, path):
     "Refuse a model pretrained on other images than `data`'s unlabelled set: it may have seen the evaluation images."
@@ -255,8 +259,9 @@ def _eval_setup(a) -> tuple:
     "The `Setup` and pretrained models for `ssbnn-evaluate`'s arguments."
     epochs = {} if a.epochs is None else {"epochs": a.epochs}
     if a.data == "digits":
-        for flag in ("model", "archive", "root", "svhn_root"):
+        for flag in ("model", "archive", "root", "svhn_root", "download"):
             if getattr(a, flag): raise ValueError(f"--{flag.replace('_', '-')} applies to --data cifar10 only; the digits need no files")
+        if a.eval != EVAL_IMAGES: raise ValueError("--eval applies to --data cifar10 with --archive only; the digits' splits are fixed")
         return digits_setup(device=a.device, **epochs), None
     if a.download and a.root is None and a.svhn_root is None:
         raise ValueError("--download fetches into --root (CIFAR-10) or --svhn-root; an --archive is read as it is: leave --download out")

@@ -393,6 +393,9 @@ def restore_training_state(state:dict, path, config, mods, opt, sched, shared,
                            data:dict|None=None, # this run's `data_fingerprint`: must be the checkpoint's
                           ) -> tuple[int, list]:
     "Load a checkpoint's `state` into the modules, optimiser, schedule, shared generator and global RNGs; (step, history)."
+    missing = [k for k in ("config", "step", "history", "optimizer", "scheduler", "generator", "rng", *_MODULES[:3]) if k not in state]
+    if missing: raise ValueError(f"{path} is not an ssbnn pretraining checkpoint (it lacks {', '.join(missing)}); "
+                                 f"give a new checkpoint path, or delete this file to start afresh")
     _check_resumable(state["config"], config, path)
     _check_same_data(state, data, path)
     if ("task_layer" in state) != (len(mods) == 4):

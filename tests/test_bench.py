@@ -104,6 +104,8 @@ def test_best_point_takes_the_best_ssbnn_record_and_says_when_there_is_none(tmp_
     assert r.returncode == 2 and "no SS-BNN sweep records in" in r.stderr.splitlines()[-1]
     r = script("--archive", "x.npz", "--best-of", old)
     assert r.returncode == 2 and "--point and --best-of need --out-dir" in r.stderr.splitlines()[-1]
+    r = script("--archive", "x.npz", "--out-dir", tmp_path / "o")                          # no points: an error, not "all done"
+    assert r.returncode == 2 and "name its points with --point or --best-of" in r.stderr.splitlines()[-1]
 
 
 def test_reencode_jpeg_doses_the_archives_compression():
