@@ -575,7 +575,6 @@ class MAPPosterior:
         features = _check_features(features)
         c = _class_count(num_classes, y)
         y = check_labels(y, n=len(features), num_classes=c).to(features.device)
-        val = _val_pair(val, c, features) if val is not None else None    # checked whether or not the readout needs it
         self.head_, self.readout_precision_ = map_readout(self.readout, features, y, c, val, self.probe)
         return self
 

@@ -356,6 +356,15 @@ def _cut_off(path:Path) -> dict:
     if planned is not None and len(recs) >= planned: return result            # every run finished
     return {**result, "meta": {**saved["meta"], "cut_off": {"folder": path.parent.name, "runs": len(recs), "of": planned}}}
 
+def _record_problem(r) -> str|None:
+    "What is wrong with a saved run's record `r` (not a dict, a key missing, a metric that is no number), or None."
+    if not isinstance(r, dict): return "is not a record"
+    if lacks := [k for k in ("method", "labels", "seed") if k not in r]: return f"lacks {lacks[0]!r}"
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if odd := [k for k in ("labels", "seed") if not (number(r[k]) and float(r[k]).is_integer())]: return f"has {odd[0]} {r[odd[0]]!r}, not a whole number"
+    if odd := [k for k in METRICS if k in r and not number(r[k])]: return f"has {odd[0]} {r[odd[0]]!r}, not a number"
+    return None
+
 def read_parts(folders:list, # result folders, each holding the results.json of one part
                out, # the folder the merged result goes to
                partial:str|None=None, # a file of finished runs that stands in for a folder's missing results.json (a part cut off)
@@ -368,8 +377,10 @@ def read_parts(folders:list, # result folders, each holding the results.json of 
         if partial and not (f/"results.json").exists() and (f/partial).exists(): parts.append(_cut_off(f/partial)); continue
         try: parts.append(json.loads((f/"results.json").read_text()))
         except (OSError, ValueError) as e: raise ValueError(f"{f} holds no readable results.json ({e}); give result folders ssbnn wrote") from None
-        if not (isinstance(parts[-1], dict) and isinstance(parts[-1].get("records"), list) and all(isinstance(r, dict) for r in parts[-1]["records"])):
+        if not (isinstance(parts[-1], dict) and isinstance(parts[-1].get("records"), list) and isinstance(parts[-1].get("meta", {}), dict)):
             raise ValueError(f"{f/'results.json'} is not a result set (its records and meta); give result folders ssbnn wrote")
+        for i, r in enumerate(parts[-1]["records"]):             # a hand-edited file: named now, not as a TypeError mid-merge
+            if bad := _record_problem(r): raise ValueError(f"{f/'results.json'}: record {i + 1} {bad}; give result folders ssbnn wrote")
     return parts
 
 # %% ../nbs/12_report.ipynb #892f9547
@@ -393,14 +404,6 @@ def _differs(a, b, at:str="") -> list[str]:
 def _where(a, b) -> str:
     "' (key: then, now; ...)' where two settings dicts differ, or ''."
     return f" ({'; '.join(d)})" if (d := _differs(a, b)) else ""
-
-def _record_problem(r) -> str|None:
-    "What is wrong with a saved run's record `r` (not a dict, a key missing, a metric that is no number), or None."
-    if not isinstance(r, dict): return "is not a record"
-    if lacks := [k for k in ("method", "labels", "seed") if k not in r]: return f"lacks {lacks[0]!r}"
-    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-    if odd := [k for k in METRICS if k in r and not number(r[k])]: return f"has {odd[0]} {r[odd[0]]!r}, not a number"
-    return None
 
 def read_partial(partial, # a file `write_partial` wrote, or None
                  settings:dict, # this run's settings (compared as they read back from JSON: tuples as lists)

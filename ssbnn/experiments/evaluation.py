@@ -479,11 +479,26 @@ def _said(res:dict, folder=None) -> dict:
 
 _PER_PART = ("budgets", "seeds", "full_seeds", "seed")   # settings that parts divide an evaluation by: each part's, under meta['parts']
 
+def _part_problem(res:dict) -> str|None:
+    "What keeps an evaluation's result set from merging (a hand-edited or foreign file), or None: its meta's config, pretrainings and times."
+    meta, number = res.get("meta"), lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict): return "has no meta.config, the evaluation's settings"
+    if not (isinstance(ms := meta["config"].get("methods"), (list, tuple)) and all(isinstance(m, str) for m in ms)): return "has no list of methods in meta.config"
+    if not (isinstance(pre := meta.get("pretrained", []), (list, tuple)) and all(isinstance(p, dict) for p in pre)): return "has a meta.pretrained that is not a list of pretrainings"
+    if odd := [k for k in ("total_seconds", "pretrain_seconds") if not number(meta.get(k))]: return f"has meta.{odd[0]} {meta.get(odd[0])!r}, not a number"
+    for r in res["records"]:
+        used = r.get("pretrainings", [])
+        if not (isinstance(used, (list, tuple)) and all(isinstance(i, int) and 0 <= i < len(pre) for i in used)):
+            return f"has a record ({r.get('method')}, {r.get('labels')} labels, seed {r.get('seed')}) whose pretrainings {used!r} are not in its meta.pretrained"
+    return None
+
 def merge_evaluations(results:list[dict],
                       predictions:list|None=None, # each part's folder of kept predictions, or None: forms the ensembles of `ENSEMBLES`
                      ) -> dict:
     "One evaluation from parts run separately (label seeds or methods per job): records joined, pretrainings numbered across parts."
     if predictions is not None and len(predictions) != len(results): raise ValueError("give one predictions folder (or None) per part")
+    for i, res in enumerate(results):
+        if bad := _part_problem(res): raise ValueError(f"part {i + 1} {bad}; merge the results.json files ssbnn-evaluate wrote")
     images, pretrained = same_data([_said(r, f) for r, f in zip(results, predictions or [None] * len(results))]), []
     images.pop("dataset", None)
     parts = [_renumbered(r, pretrained) for r in results]
