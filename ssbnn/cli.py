@@ -400,7 +400,8 @@ def pretrain_main(argv=None) -> int:
         model = cifar_ssbnn(data.num_classes, device=device, seed=a.seed, objective=NTXent(a.ntxent_tau) if a.ntxent_tau else None, tau_p=a.tau_p)
         labelled = None
         if a.star_labels:
-            i = labelled_subset(data.y_train, a.star_labels, seed=a.seed)
+            try: i = labelled_subset(data.y_train, a.star_labels, seed=a.seed)
+            except ValueError as e: raise ValueError(f"--star-labels: {e}") from None   # the flag named, as --batch-size is
             labelled = (data.x_train[i], data.y_train[i])
         ckpt = a.out/"pretrain.ckpt"
         ranks = f" on {env.world_size} processes" if env.distributed else ""
@@ -479,6 +480,7 @@ def convert_main(argv=None) -> int:
         except KeyError as e: raise ValueError(f"{old} is not a saved SS-BNN (it lacks {e})") from None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")                 # the warning says to convert, which this is doing
-            SSBNN.load(old, device="cpu", **parts).save(a.new)
+            try: SSBNN.load(old, device="cpu", **parts).save(a.new)
+            except OSError as e: raise ValueError(f"{a.new} cannot be written ({e.strerror or e}); give a writable folder") from None
         print(f"ssbnn-convert: {old} -> {a.new} ({type(parts['encoder']).__name__}); load it with SSBNN.load({str(a.new)!r})")
     return status.code
