@@ -179,8 +179,8 @@ def merge(folders:list, out:Path|None):
     from ssbnn.experiments.active import merge_active
     try:
         parts = read_parts(folders, out, partial="partial.json")                # a part cut off gives its finished runs
+        result = merge_active(parts)                                            # which checks each part first
         one_recipe(parts)
-        result = merge_active(parts)
     except ValueError as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: {e}")
     except KeyError as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: a part lacks {e}; give result folders of active_cifar.py")
     claimed(out)

@@ -944,7 +944,7 @@ def test_scripts_refuse_bad_input_in_one_line_before_any_work(tmp_path, capsys):
                                  (g + ["--ssbnn-model", str(tmp_path / "none")], "--ssbnn-model " + str(tmp_path / "none") + " does not exist"),
                                  (g + ["--out", str(folder.parent / "mine.json")], "is a file"), (g + ["--out", str(job)], "holds what ssbnn wrote"),
                                  (["--archiv", str(junk)], "unrecognized arguments: --archiv"),
-                                 (["--merge", str(tmp_path / "part"), "--out", str(tmp_path / "m")], "a part lacks"),
+                                 (["--merge", str(tmp_path / "part"), "--out", str(tmp_path / "m")], "part 1 has no meta.config"),
                                  (g + ["--out", str(tmp_path / "a")], "junk.npz")],
              "prior_cifar.py": [(g + ["--pairs", "0"], "argument --pairs"), (g + ["--model", str(tmp_path / "none")], "does not exist"),
                                 (g + ["--device", "gpu"], "--device gpu"), (["--archive", str(folder)], "is a folder; give a file"),

@@ -407,8 +407,21 @@ def _protocol(meta:dict) -> dict:
     "What the parts of one experiment must share: the data, the starting and validation sets' sizes, the step."
     return {**{k: meta[k] for k in ("dataset", "pool", "eval_images")}, **{k: meta["config"][k] for k in ("initial", "val", "step")}}
 
+def _part_problem(res:dict) -> str|None:
+    "What keeps an active-learning result set from merging (a hand-edited or foreign file), or None: its meta, methods, acquisitions and times."
+    meta, number = res.get("meta"), lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict): return "has no meta.config, the experiment's settings"
+    if not isinstance(meta.get("methods"), dict): return "has no meta.methods, the map from each method to how it acquires"
+    if not isinstance(res.get("acquired"), dict): return "has no acquired, the map from each run to the images it labelled"
+    made = meta.get("pretraining") or {}
+    if not (isinstance(made, dict) and all(isinstance(v, dict) for v in made.values())): return "has a meta.pretraining that is not a map from encoder to recipe"
+    if not number(meta.get("total_seconds")): return f"has meta.total_seconds {meta.get('total_seconds')!r}, not a number"
+    return None
+
 def merge_active(results:list[dict]) -> dict:
     "One result from parts of an experiment run separately (other seeds or methods): records, acquisitions and each part's encoders joined, times summed."
+    for i, res in enumerate(results):
+        if bad := _part_problem(res): raise ValueError(f"part {i + 1} {bad}; merge the results.json files active learning wrote")
     images = same_data([r["meta"].get("images", {}) for r in results])    # each split's SHA-256, where parts say
     out = merge_results(results, ("method", "seed"), _protocol)
     out["acquired"] = {k: v for res in results for k, v in res["acquired"].items()}
