@@ -59,13 +59,26 @@ def write(res:dict, out:Path):
     import matplotlib.pyplot as plt
     from ssbnn._utils import atomic_write
     from ssbnn.prior import plot_kde
-    atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
     rho = res["rho"]
-    fig, axs = plt.subplots(1, len(rho), figsize=(4.7 * len(rho), 3.4), squeeze=False)
+    fig, axs = plt.subplots(1, len(rho), figsize=(4.7 * len(rho), 3.4), squeeze=False)   # drawn first: a figure that fails leaves no record
     for ax, (name, r) in zip(axs[0], rho.items()):
         plot_kde({k: torch.tensor(v) for k, v in r.items()}, ax, f"{name} (alpha {res[name]['alpha']:.2f})")
-    fig.tight_layout(); atomic_write(out.with_suffix(".png"), lambda p: fig.savefig(p, dpi=110, format="png"))
+    fig.tight_layout()
+    atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
+    atomic_write(out.with_suffix(".png"), lambda p: fig.savefig(p, dpi=110, format="png"))
     print(f"wrote {out} and {out.with_suffix('.png')}")
+
+
+def _part_problem(r) -> str|None:
+    "What keeps a record from being a part of Table 1 (an older or hand-edited file), or None."
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if not (isinstance(r, dict) and isinstance(r.get("rho"), dict)) or any(k not in r for k in (*SHARED, "interval", "device")):
+        return "written since 2026-11-26? It has no rho values, pairs' hash or interval"
+    for name, groups in r["rho"].items():
+        if not (isinstance(groups, dict) and groups and all(isinstance(v, list) and v and all(map(number, v)) for v in groups.values())):
+            return f"its {name!r} rho values are not a list of numbers for each group of pairs"
+        if not (isinstance(r.get(name), dict) and number(r[name].get("alpha"))): return f"it has no alpha for the {name!r} prior"
+    return None
 
 
 def merge(parts:list[Path]) -> dict:
@@ -73,8 +86,7 @@ def merge(parts:list[Path]) -> dict:
     recs = [json.loads(Path(p).read_text()) for p in parts]
     first, seen = recs[0], {}
     for path, r in zip(parts, recs):
-        if "rho" not in r or any(k not in r for k in SHARED):
-            raise ValueError(f"{path} is not a part of Table 1 written since 2026-11-26 (no rho values or pairs' hash): score it again")
+        if bad := _part_problem(r): raise ValueError(f"{path} is not a part of Table 1 ({bad}); score it again")
         diff = [k for k in SHARED if r[k] != first[k]]
         if diff: raise ValueError(f"{path} scored other pairs than {parts[0]} ({', '.join(diff)} differ)")
         for name in r["rho"]:

@@ -1027,3 +1027,24 @@ def test_swag_grid_picks_what_swag_fit_picks_and_refuses_bad_rates(tmp_path, cap
                        (["--lrs", "1e-1,1e-2"], "leaves out the paper's rate(s) 0.001, 0.0001")):
         bad = script(*args)
         assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and said in bad.stderr, (args, bad.stderr)
+
+
+def test_prior_parts_merge_and_a_hand_edited_part_is_named(tmp_path, capsys):
+    "prior_cifar.py --merge joins parts that scored different priors; a part it cannot read is named in one line, and nothing is written."
+    script = _in_process("prior_cifar.py", capsys)
+    shared = {"pairs_per_group": 3, "pairs_source_sha256": "ab12", "eval_images": 9000, "limit": 0, "interval": 0.95, "device": "cpu"}
+    groups = lambda k: {"augmented": [0.9 - 0.1 * k, 0.8, 0.7], "same class": [0.5, 0.4, 0.45], "different class": [0.1, 0.2, 0.15]}
+    for k, name in enumerate(("self-supervised", "BNN, gaussian")):
+        (tmp_path / f"p{k}.json").write_text(json.dumps({**shared, "rho": {name: groups(k)}, name: {"alpha": 0.5 + 0.1 * k}}))
+    r = script("--merge", tmp_path / "p0.json", tmp_path / "p1.json", "--out", tmp_path / "all.json")
+    assert r.returncode == 0, r.stderr
+    merged = json.loads((tmp_path / "all.json").read_text())
+    assert sorted(merged["rho"]) == ["BNN, gaussian", "self-supervised"] and (tmp_path / "all.png").exists()
+    for k, (edit, says) in enumerate(((lambda p: 5, "has no rho values"), (lambda p: {**p, "rho": {"BNN, gaussian": {}}}, "are not a list of numbers"),
+                                      (lambda p: {**p, "rho": 5}, "has no rho values"), (lambda p: {k: v for k, v in p.items() if k != "interval"}, "interval"),
+                                      (lambda p: {**p, "BNN, gaussian": {}}, "has no alpha for the 'BNN, gaussian' prior"))):
+        bad = tmp_path / f"bad{k}.json"; bad.write_text(json.dumps(edit(json.loads((tmp_path / "p1.json").read_text()))))
+        r = script("--merge", tmp_path / "p0.json", bad, "--out", tmp_path / f"m{k}.json")
+        said = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(said) == 1 and says in said[0] and f"bad{k}.json is not a part of Table 1" in said[0], said
+        assert not (tmp_path / f"m{k}.json").exists() and not (tmp_path / f"m{k}.png").exists()
