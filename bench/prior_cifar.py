@@ -71,7 +71,7 @@ def write(res:dict, out:Path):
 
 def _part_problem(r) -> str|None:
     "What keeps a record from being a part of Table 1 (an older or hand-edited file), or None."
-    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    from ssbnn._utils import is_number as number
     if not (isinstance(r, dict) and isinstance(r.get("rho"), dict)) or any(k not in r for k in (*SHARED, "interval", "device")):
         return "written since 2026-11-26? It has no rho values, pairs' hash or interval"
     for name, groups in r["rho"].items():

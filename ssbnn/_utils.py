@@ -10,12 +10,12 @@ from pathlib import Path
 import torch
 
 # %% auto #0
-__all__ = ['SEED_LIMITS', 'STOP_SIGNALS', 'REBUILDABLE', 'get_device', 'warn_user', 'as_option', 'check_fields', 'check_number',
-           'check_seed', 'check_generator', 'check_limits', 'Terminated', 'deferred_interrupt', 'one_interrupt',
-           'termination_requests', 'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest', 'save_checkpoint',
-           'load_checkpoint', 'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable', 'to_spec', 'from_spec',
-           'part_spec', 'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state', 'set_rng_state',
-           'batch_count', 'shuffled_batches', 'environment']
+__all__ = ['SEED_LIMITS', 'STOP_SIGNALS', 'REBUILDABLE', 'get_device', 'warn_user', 'as_option', 'check_fields', 'is_number',
+           'check_number', 'check_seed', 'check_generator', 'check_limits', 'Terminated', 'deferred_interrupt',
+           'one_interrupt', 'termination_requests', 'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest',
+           'save_checkpoint', 'load_checkpoint', 'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable',
+           'to_spec', 'from_spec', 'part_spec', 'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state',
+           'set_rng_state', 'batch_count', 'shuffled_batches', 'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -64,13 +64,17 @@ def check_fields(cls, names):
                             f"the settings are {', '.join(valid)}")
 
 # %% ../nbs/00_utils.ipynb #91c77a61
+def is_number(value) -> bool:
+    "Whether `value` is a real number (a Python or NumPy int or float), not a bool, a string or None."
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
 def check_number(name:str, # the setting, as the user knows it (a field, or a command-line flag; '' for none)
                  value, low=None, high=None, # the allowed range (either end may be open-ended: None)
                  integer:bool=False, # whole numbers only
                  open_low:bool=False, # `low` itself is not allowed
                 ):
     "Raise a ValueError naming `name` unless `value` is a finite number (whole if `integer`) in the range; returns it (an int if `integer`)."
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    ok = is_number(value) and math.isfinite(value)
     ok = ok and (not integer or float(value).is_integer())
     ok = ok and (low is None or (value > low if open_low else value >= low)) and (high is None or value <= high)
     if not ok:

@@ -15,7 +15,7 @@ from torch import nn, Tensor
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
 from ._utils import SEED_LIMITS, as_option, rebuildable, warn_user, check_limits, check_number, check_generator, batch_count, shuffled_batches
-from .data import check_labels, class_count
+from .data import check_labels, class_count, to_tensor
 from .metrics import nll
 
 # %% auto #0
@@ -398,7 +398,7 @@ def map_readout(readout, # a `Readout`
 # %% ../nbs/09_posterior.ipynb #06e3c9b8
 def _check_features(features:Tensor, name:str="features") -> Tensor:
     "A finite float matrix `(N,dim)` (a NumPy array as a tensor); refuses anything else."
-    if isinstance(features, np.ndarray): features = torch.from_numpy(features)
+    if isinstance(features, np.ndarray): features = to_tensor(features, name)   # as SSBNN takes images
     if not torch.is_tensor(features) or features.ndim != 2 or not features.is_floating_point():
         raise ValueError(f"{name} must be a float tensor (N, dim), got {getattr(features, 'shape', type(features).__name__)}")
     if not torch.isfinite(features).all(): raise ValueError(f"{name} contains NaN or inf values")

@@ -9,13 +9,13 @@ from dataclasses import asdict
 from enum import Enum
 from pathlib import Path
 import numpy as np
-from ._utils import as_option, deferred_interrupt, remove_stale_temps, atomic_write
+from ._utils import as_option, deferred_interrupt, remove_stale_temps, atomic_write, is_number
 from .baselines import METHODS
 
 # %% auto #0
 __all__ = ['METRICS', 'RUN_MARK', 'OLDER_RUN_FILES', 'RUN_ONLY', 'Spread', 'summarize', 'label', 'Rows', 'table', 'plot',
            'unhold', 'claim_folder', 'new_run_folder', 'release_folder', 'write_results', 'merge_results', 'differing',
-           'same_data', 'read_parts', 'settings_json', 'write_partial', 'read_partial', 'cut_off_note']
+           'same_data', 'meta_problem', 'read_parts', 'settings_json', 'write_partial', 'read_partial', 'cut_off_note']
 
 # %% ../nbs/12_report.ipynb #f7c67588
 METRICS = {"accuracy": ("Accuracy (%)", 100, "↑"), "nll": ("NLL", 1, "↓"), "ece": ("ECE (%)", 100, "↓"),
@@ -360,9 +360,18 @@ def _record_problem(r) -> str|None:
     "What is wrong with a saved run's record `r` (not a dict, a key missing, a metric that is no number), or None."
     if not isinstance(r, dict): return "is not a record"
     if lacks := [k for k in ("method", "labels", "seed") if k not in r]: return f"lacks {lacks[0]!r}"
-    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-    if odd := [k for k in ("labels", "seed") if not (number(r[k]) and float(r[k]).is_integer())]: return f"has {odd[0]} {r[odd[0]]!r}, not a whole number"
-    if odd := [k for k in METRICS if k in r and not number(r[k])]: return f"has {odd[0]} {r[odd[0]]!r}, not a number"
+    if odd := [k for k in ("labels", "seed") if not (is_number(r[k]) and float(r[k]).is_integer())]: return f"has {odd[0]} {r[odd[0]]!r}, not a whole number"
+    if odd := [k for k in METRICS if k in r and not is_number(r[k])]: return f"has {odd[0]} {r[odd[0]]!r}, not a number"
+    return None
+
+def meta_problem(res:dict, # a part's result set
+                 settings:str, # what its meta.config holds, for the message, e.g. "the evaluation's settings"
+                 times=("total_seconds",), # the meta's times, which a merge sums
+                ) -> str|None:
+    "What keeps a part's meta from merging (no meta.config, a time that is no number), or None; each merge checks what else it needs."
+    meta = res.get("meta")
+    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict): return f"has no meta.config, {settings}"
+    if odd := [k for k in times if not is_number(meta.get(k))]: return f"has meta.{odd[0]} {meta.get(odd[0])!r}, not a number"
     return None
 
 def read_parts(folders:list, # result folders, each holding the results.json of one part

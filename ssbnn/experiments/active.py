@@ -18,7 +18,7 @@ from ..metrics import evaluate, predictive_entropy
 from ..posterior import MAPPosterior, PriorEdgeWarning
 from ..baselines import MAPConfig, Labelled, METHODS, check_parts
 from ..models import DigitsCNN
-from ..report import table, plot, write_results, merge_results, same_data, read_partial, write_partial, cut_off_note, settings_json
+from ..report import table, plot, write_results, merge_results, same_data, read_partial, write_partial, cut_off_note, settings_json, meta_problem
 
 # %% auto #0
 __all__ = ['ACQUISITIONS', 'ACTIVE_NAMES', 'PAIRED', 'max_entropy', 'bald', 'random_acquisition', 'get_acquisition',
@@ -409,13 +409,12 @@ def _protocol(meta:dict) -> dict:
 
 def _part_problem(res:dict) -> str|None:
     "What keeps an active-learning result set from merging (a hand-edited or foreign file), or None: its meta, methods, acquisitions and times."
-    meta, number = res.get("meta"), lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict): return "has no meta.config, the experiment's settings"
+    if bad := meta_problem(res, "the experiment's settings"): return bad
+    meta = res["meta"]
     if not isinstance(meta.get("methods"), dict): return "has no meta.methods, the map from each method to how it acquires"
     if not isinstance(res.get("acquired"), dict): return "has no acquired, the map from each run to the images it labelled"
     made = meta.get("pretraining") or {}
     if not (isinstance(made, dict) and all(isinstance(v, dict) for v in made.values())): return "has a meta.pretraining that is not a map from encoder to recipe"
-    if not number(meta.get("total_seconds")): return f"has meta.total_seconds {meta.get('total_seconds')!r}, not a number"
     return None
 
 def merge_active(results:list[dict]) -> dict:

@@ -21,7 +21,7 @@ from ..train import PretrainConfig
 from ..metrics import evaluate, ood_auroc, confidence
 from ..posterior import PriorEdgeWarning
 from ..baselines import MAPConfig, SWAGConfig, Labelled, METHODS, Method
-from ..report import summarize, table, plot, label, write_results, merge_results, differing, same_data, read_partial, write_partial, cut_off_note, settings_json
+from ..report import summarize, table, plot, label, write_results, merge_results, differing, same_data, read_partial, write_partial, cut_off_note, settings_json, meta_problem
 from ..core import SSBNN
 from .corrupt import CORRUPTIONS, corrupted_sets
 
@@ -481,11 +481,10 @@ _PER_PART = ("budgets", "seeds", "full_seeds", "seed")   # settings that parts d
 
 def _part_problem(res:dict) -> str|None:
     "What keeps an evaluation's result set from merging (a hand-edited or foreign file), or None: its meta's config, pretrainings and times."
-    meta, number = res.get("meta"), lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict): return "has no meta.config, the evaluation's settings"
+    if bad := meta_problem(res, "the evaluation's settings", ("total_seconds", "pretrain_seconds")): return bad
+    meta = res["meta"]
     if not (isinstance(ms := meta["config"].get("methods"), (list, tuple)) and all(isinstance(m, str) for m in ms)): return "has no list of methods in meta.config"
     if not (isinstance(pre := meta.get("pretrained", []), (list, tuple)) and all(isinstance(p, dict) for p in pre)): return "has a meta.pretrained that is not a list of pretrainings"
-    if odd := [k for k in ("total_seconds", "pretrain_seconds") if not number(meta.get(k))]: return f"has meta.{odd[0]} {meta.get(odd[0])!r}, not a number"
     for r in res["records"]:
         used = r.get("pretrainings", [])
         if not (isinstance(used, (list, tuple)) and all(isinstance(i, int) and 0 <= i < len(pre) for i in used)):
