@@ -18,9 +18,9 @@ or on other images, is refused). A run too long for one job runs in parts (`--fi
 which `--merge` joins into one result folder afterwards (no data or GPU needed); a part cut off for good gives the runs
 its partial.json holds.
 """
-import json, shutil, sys, time
+import json, shutil, time
 from pathlib import Path
-from common import fail, device_tag, parser, number, check_device, check_path, guarded, epochs_arg
+from common import fail, device_tag, parser, number, check_device, check_path, guarded, epochs_arg, command_line
 
 PROG = "active_cifar.py"
 METHODS = ("ss-bnn-bald", "simclr-entropy", "ensemble-bald", "ss-bnn-random")
@@ -140,7 +140,7 @@ def main(argv=None):
                                                     "bald", a.ensemble_budget if a.ensemble_budget not in (0, a.budget) else None)}
     cfg = ActiveConfig(initial=a.initial, val=a.val_labels, step=a.step, budget=a.budget, seeds=a.seeds, seed=a.first_seed)
     if partial.exists(): print(f"continuing the runs {partial} holds", flush=True)
-    about = dict(pretraining=pre, read_seconds=decode_s, command="python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv))
+    about = dict(pretraining=pre, read_seconds=decode_s, command=command_line(Path(__file__).name, argv))
     result = guarded(PROG, lambda: active_learning([chosen[m]() for m in methods], data, cfg, partial=partial, about=about))
     report(result, out)
     partial.unlink(missing_ok=True)                                             # its runs are in results.json now, and need

@@ -61,6 +61,18 @@ def record_command(path) -> str:
     return str(rec.get("command", "")) if isinstance(rec, dict) else ""
 
 
+def command_line(prog:str, argv=None) -> str:
+    "The command a record names (`out_file` replaces only a script's own records): `python bench/<prog>` and its arguments (`argv`, else the process's)."
+    return f"python bench/{prog} " + " ".join(map(str, sys.argv[1:] if argv is None else argv))
+
+
+def label_counts(prog:str, budgets, data) -> list[int]:
+    "The label counts of --budgets (`EvalConfig`'s: counts, fractions or 'all', each once) out of `data`'s training split, checked before any work."
+    from ssbnn.experiments.evaluation import EvalConfig
+    try: return EvalConfig(budgets=tuple(budgets)).label_counts(len(data.y_train), data.num_classes)
+    except ValueError as e: fail(prog, f"--budgets: {e}")
+
+
 def out_file(prog:str, path, flag:str="--out"):
     "`path`, a JSON record to write, checked before any work: not a folder, in a folder that can be written, and new or a record of `prog`."
     if path is None: return None
@@ -101,6 +113,12 @@ def cifar_splits(a, prog:str):
     else:
         data = load_cifar_splits("cifar10", root=a.torchvision_root, download=True, val=a.val)
     return data, time.time() - t
+
+
+def check_sizes(prog:str, train:int, batch_size:int, budgets=(), star_labels:int=0, what:str=""):
+    "Refuse, before pretraining, a task or a labelled subset larger than the `train` images that --limit, --val and --eval leave."
+    for flag, v in (("--batch-size", batch_size), ("--star-labels", star_labels), *(("--budgets", b) for b in budgets)):
+        if v > train: fail(prog, f"{what}{flag} {v} is larger than the {train:,} training images that --limit, --val and --eval leave; use at most {train:,}")
 
 
 def check_jpeg_quality(quality:int) -> int:

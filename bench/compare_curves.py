@@ -9,7 +9,7 @@ how far apart two runs that learn the same way may be. A curve passes when its r
 before and after (over the logged steps both have, the first excluded) is at most twice the seed-to-seed one.
 """
 import json, math, sys
-from common import parser
+from common import command_line, number, out_file, parser
 from pathlib import Path
 
 CURVES = ("loss", "tau", "sigma")
@@ -48,20 +48,23 @@ def read_run(path:Path, flag:str) -> dict:
     return rec
 
 
+PROG = Path(__file__).name
+
 def main(argv=None):
     p = parser(__doc__)
     for name in ("before", "after", "noise"): p.add_argument(f"--{name}", type=Path, required=True)
-    p.add_argument("--factor", type=float, default=2., help="allowed ratio of the before/after gap to the seed-to-seed one (default 2)")
+    p.add_argument("--factor", type=number(float), default=2., help="allowed ratio of the before/after gap to the seed-to-seed one (default 2)")
     p.add_argument("--out", type=Path, default=None, help="JSON record (default: print it)")
     a = p.parse_args(argv)
+    out = out_file(PROG, a.out)
     try:
         runs = [read_run(getattr(a, n), f"--{n}") for n in ("before", "after", "noise")]
-        res = compare(*runs, factor=a.factor)
+        res = {**compare(*runs, factor=a.factor), "command": command_line(PROG, argv)}
     except (OSError, ValueError, KeyError) as e: p.error(f"{type(e).__name__}: {e}")
     text = json.dumps(res, indent=1)
-    if a.out:
+    if out:
         from ssbnn._utils import atomic_write
-        atomic_write(a.out, lambda f: f.write_text(text))
+        atomic_write(out, lambda f: f.write_text(text))
     print("\n".join(f"{k}: rms gap before/after {c['rms_before_after']:.4g}, seed to seed {c['rms_seed_to_seed']:.4g} -> "
                     f"{'within' if c['within_noise'] else 'OUTSIDE'} noise" for k, c in res["curves"].items()))
     print(f"{res['before']['seconds_per_epoch']:.3f} -> {res['after']['seconds_per_epoch']:.3f} s/epoch ({res['speedup']:.2f}x)")

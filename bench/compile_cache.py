@@ -72,6 +72,8 @@ def _exit_on_term(*_):
 
 def main(argv:list):
     "Run the target of `argv` (SCRIPT ARGS or -c CODE ARGS) as `python` would, with the cache around it."
+    if argv[:1] in (["-h"], ["--help"]):                                 # its own help; a target's --help follows the target
+        print(__doc__.strip()); raise SystemExit(0)
     if not argv or argv[0] == "-c" and len(argv) < 2:
         print("compile_cache: give a script and its arguments, or -c CODE", file=sys.stderr); raise SystemExit(2)
     if argv[0] != "-c" and not Path(argv[0]).is_file():

@@ -13,7 +13,7 @@ the torchrun path the same way: two gloo processes, each compiling `DDP(Gathered
 gradient buckets are expected. Writes JSON.
 """
 import copy, json, sys, time
-from common import parser
+from common import check_device, command_line, fail, number, out_file, parser
 from pathlib import Path
 
 
@@ -106,26 +106,28 @@ def ranked_rows(m:int) -> list[dict]:
     return [check(star, m, dev, run) for star in (False, True)]
 
 
+PROG = Path(__file__).name
+
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--task-images", type=int, default=8, help="images per view in the task (CPU: keep it small)")
+    p.add_argument("--task-images", type=number(int, low=2), default=8, help="images per view in the task, at least 2: a task needs negatives (CPU: keep it small)")
     p.add_argument("--device", default="cpu")
-    p.add_argument("--ranks", type=int, default=1, help="CPU processes: above 1, the torchrun path (gloo, DDP, gathered task)")
-    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--ranks", type=number(int, low=1, high=64), default=1, help="CPU processes: above 1, the torchrun path (gloo, DDP, gathered task)")
+    p.add_argument("--out", type=Path, default=None, help="JSON record (default: print it)")
     a = p.parse_args(argv)
-    if a.task_images < 2: p.exit(2, f"{p.prog}: --task-images must be at least 2 (a task needs negatives), not {a.task_images}\n")
-    from ssbnn._utils import atomic_write, environment, get_device
-    dev = get_device(a.device)
+    if a.task_images < 2 * a.ranks: fail(PROG, f"--task-images {a.task_images} leaves a rank fewer than 2 images (a task needs negatives); give at least {2 * a.ranks} for {a.ranks} ranks")
+    dev, out = check_device(PROG, a.device), out_file(PROG, a.out)
+    from ssbnn._utils import atomic_write, environment
     if a.ranks > 1:
         from ssbnn.distributed import run_local
         per_rank = run_local(ranked_rows, a.ranks, a.task_images // a.ranks, timeout=1800)
         rows = [{**r, "grad_norm_by_rank": [rr[i]["grad_norm"] for rr in per_rank]} for i, r in enumerate(per_rank[0])]
     else: rows = [check(star, a.task_images, dev) for star in (False, True)] + [check_augment(2 * a.task_images, dev)]
-    text = json.dumps({"rows": rows, "meta": environment(dev)}, indent=1)
-    if a.out: atomic_write(a.out, lambda f: f.write_text(text))
+    text = json.dumps({"rows": rows, "meta": environment(dev), "command": command_line(PROG, argv)}, indent=1)
+    if out: atomic_write(out, lambda f: f.write_text(text))
     else: sys.stdout.write(text + "\n")
     bad = [r["objective"] for r in rows if r["recompiled"] or any(not _bucketed(b) for b in r["break_reasons"])]
-    if bad: sys.exit(f"{p.prog}: graph breaks (other than DDP's between buckets) or recompilation in {', '.join(bad)} (see the record)")
+    if bad: sys.exit(f"{PROG}: graph breaks (other than DDP's between buckets) or recompilation in {', '.join(bad)} (see the record)")
 
 
 if __name__ == "__main__":

@@ -109,22 +109,31 @@ def images(archive, n:int, seed:int) -> tuple[np.ndarray, str]:
     return x.astype(np.uint8), f"{n} synthetic ramps with noise (seed {seed})"
 
 
+def severities(text:str) -> list[int]:
+    "Comma-separated severities, each a whole number 1 to 5 (an argparse type)."
+    import argparse
+    try: out = [int(s) for s in text.split(",")]
+    except ValueError: out = []
+    if not out or any(s not in range(1, 6) for s in out):
+        raise argparse.ArgumentTypeError(f"{text!r}: give comma-separated severities, each a whole number 1 to 5, e.g. 1,3,5")
+    return out
+
+
 def main(argv=None):
-    from common import parser                             # run as a script: bench/ is on the path
+    from common import parser, number                     # run as a script: bench/ is on the path
+    from ssbnn._utils import SEED_LIMITS
     p = parser(__doc__)                                   # one-line errors, exit status 2, as every script here
     p.add_argument("--script", type=Path, required=True, help="make_cifar_c.py, with the frost photographs beside it")
     p.add_argument("--archive", type=Path, help="packed-JPEG CIFAR-10 archive (default: synthetic images)")
-    p.add_argument("--images", type=int, default=100, help="images per corruption and severity")
-    p.add_argument("--severities", default="1,2,3,4,5")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--images", type=number(int), default=100, help="images per corruption and severity")
+    p.add_argument("--severities", type=severities, default="1,2,3,4,5", help="comma-separated, each 1 to 5 (default all five)")
+    p.add_argument("--seed", type=number(int, **SEED_LIMITS), default=0)
     p.add_argument("--out", type=Path, help="JSON record")
     p.add_argument("--fixture", type=Path, help="also save 4 images and the script's outputs here (.npz): all 4 at severity 5, 2 at 1-4")
     a = p.parse_args(argv)
     try:
-        sev = [int(s) for s in a.severities.split(",")]
+        sev = a.severities
         if not a.script.is_file(): raise ValueError(f"no script at {a.script}; it is ImageNet-C/create_c/make_cifar_c.py of hendrycks/robustness")
-        if any(s not in range(1, 6) for s in sev): raise ValueError(f"severities are 1..5, got {a.severities}")
-        if a.images < 1: raise ValueError(f"--images must be at least 1, got {a.images}")
         if a.archive and not a.archive.is_file(): raise ValueError(f"no archive at {a.archive}")
         ref = load_reference(a.script)
     except ImportError as e:

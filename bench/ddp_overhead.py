@@ -13,7 +13,7 @@ SyncBatchNorm layers (with `--sync-bn`; PyTorch skips their all-reduce in a grou
 built. Writes bench/results/ddp_overhead_<device>.json.
 """
 import argparse, json, statistics, subprocess, sys, tempfile, time
-from common import parser, number, fail, check_path, check_device, out_file
+from common import parser, number, fail, check_path, check_device, check_sizes, command_line, device_tag, guarded, out_file
 from pathlib import Path
 
 
@@ -79,17 +79,23 @@ def main(argv=None):
     check_path(prog, "--archive", a.archive, folder=False)
     nprocs = [n.strip() for n in a.gpus.split(",") if n.strip()]
     if not nprocs or not all(n.isdigit() and int(n) > 0 for n in nprocs): fail(prog, f"--gpus {a.gpus}: give process counts, e.g. 1 or 1,2,4")
-    check_device(prog, a.device); out_file(prog, a.out)             # before any work: a user's file is never replaced
+    from ssbnn._utils import environment
+    name = f"ddp_overhead_{device_tag(environment(check_device(prog, a.device))['device'])}.json"
+    out = out_file(prog, a.out or Path(__file__).parent / "results" / name)     # before any work: a user's file is never replaced
+    from ssbnn.train import local_batch
+    nprocs = [int(n) for n in nprocs]
+    for n in nprocs: guarded(prog, lambda: local_batch(a.batch_size, n))   # each torchrun's processes share a task evenly
 
     import numpy as np
-    from ssbnn.data import read_jpeg_archive
+    from ssbnn.data import read_jpeg_archive, splits_from_arrays
     from ssbnn._utils import atomic_write
-    nprocs = [int(n) for n in nprocs]
     with tempfile.TemporaryDirectory() as tmp:
         x, y = read_jpeg_archive(a.archive, threads=16)
         if a.limit:                                                    # the archive is sorted by class: a seeded random subset
             i = np.random.default_rng(0).permutation(len(y))[:a.limit]
             x, y = x[i], y[i]
+        train = len(guarded(prog, lambda: splits_from_arrays(x, y, val=a.val, test=a.eval)).x_train)   # the workers' split, checked here
+        check_sizes(prog, train, a.batch_size)
         arrays = Path(tmp) / "cifar.npz"
         np.savez(arrays, x=x, y=y)                                     # decoded once, read by every run
         runs = {0: [], **{n: [] for n in nprocs}}
@@ -98,15 +104,13 @@ def main(argv=None):
     vps = {n: statistics.median(r["views_per_second"] for r in rs) for n, rs in runs.items()}
     slowdown = 1 - vps[1] / vps[0] if 1 in vps else None
     device = runs[0][0]["device"]
-    res = {"command": "python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv),
+    res = {"command": command_line(prog, argv),
            "device": device, "torch": runs[0][0]["torch"], "epochs": a.epochs, "batch_size": a.batch_size,
            "views_per_second": {("plain" if n == 0 else f"torchrun_{n}"): v for n, v in vps.items()},
            "all_views_per_second": {("plain" if n == 0 else f"torchrun_{n}"): [r["views_per_second"] for r in rs] for n, rs in runs.items()},
            "knn_accuracy": {("plain" if n == 0 else f"torchrun_{n}"): [r["knn_accuracy"] for r in rs] for n, rs in runs.items()},
            "ran": {("plain" if n == 0 else f"torchrun_{n}"): {k: rs[0][k] for k in ("backend", "sync_bn_layers", "compiled_graphs")} for n, rs in runs.items()},
            "sync_bn": a.sync_bn, "slowdown_1gpu": slowdown, "target": 0.03, "passed": None if slowdown is None else slowdown <= 0.03}
-    name = f"ddp_overhead_{device.split()[1] if ' ' in device else 'cpu'}.json"
-    out = a.out or Path(__file__).parent / "results" / name
     atomic_write(out, lambda f: f.write_text(json.dumps(res, indent=1)))       # whole or not at all
     if slowdown is not None: print(f"torchrun x1 against plain: {100 * slowdown:+.1f} % slower (target at most 3 %)")
     print(f"wrote {out}")

@@ -15,7 +15,7 @@ posterior: its NLL, ECE, tuned prior precision and whether that sits on an edge 
 import sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
-from common import fail, number, out_file, parser, write_rows
+from common import command_line, label_counts, number, out_file, parser, write_rows
 
 VARIANTS = {"mild, best epoch": ("mild", True, 25), "mild, at the stop": ("mild", False, 25),     # (augmentation, restore_best, min_epochs)
             "none, best epoch": (None, True, 25), "none, at the stop": (None, False, 25),
@@ -48,17 +48,16 @@ def one_run(d, n:int, seed:int, augment, restore_best:bool, min_epochs:int=25) -
 
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--budgets", default="10,50,126,1257", help="label counts (default 10,50,126,1257: the main job's)")
+    p.add_argument("--budgets", default="10,50,126,1257", help="label counts, fractions or 'all' (default 10,50,126,1257: the main job's)")
     p.add_argument("--seeds", type=number(int), default=3, help="label seeds 0..N-1 (default 3, as the main job)")
     p.add_argument("--out", type=Path, default=None, help="JSON record (default: print it)")
     a = p.parse_args(argv)
     prog = "digits_map_calibration.py"
     out = out_file(prog, a.out)
     import numpy as np
-    from ssbnn.data import load_digits_splits, parse_budget
+    from ssbnn.data import load_digits_splits
     d = load_digits_splits()
-    try: budgets = [parse_budget(b, len(d.y_train)) for b in a.budgets.split(",")]
-    except ValueError as e: fail(prog, f"--budgets: {e}")
+    budgets = label_counts(prog, a.budgets.split(","), d)
     rows = []
     for name, (augment, restore, least) in VARIANTS.items():
         for n in budgets:
@@ -71,7 +70,7 @@ def main(argv=None):
             print(f"{name:18s} {n:5d} labels: accuracy {row['map_accuracy']:.3f}, confidence - accuracy {row['map_gap_pts']:+.1f} pts, "
                   f"NLL MAP {row['map_nll']:.3f} -> Laplace {row['laplace_nll']:.3f}, prior {row['prior_precision_median']:.3g} "
                   f"({row['edge_picks']}/{a.seeds} on an edge)", flush=True)
-    write_rows(out, rows, a.seeds, command=f"python bench/{prog} " + " ".join(sys.argv[1:] if argv is None else argv))
+    write_rows(out, rows, a.seeds, command=command_line(prog, argv))
 
 
 if __name__ == "__main__":

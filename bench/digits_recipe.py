@@ -8,7 +8,7 @@ images outside it, which the encoder saw unlabelled. The test split is never use
 an honest measurement of the setting chosen here. Writes JSON.
 """
 import json, time
-from common import parser
+from common import command_line, number, out_file, parser
 from pathlib import Path
 
 SETTINGS = [dict(epochs=250, batch_size=512), dict(epochs=120, batch_size=512), dict(epochs=120, batch_size=512, lr=5e-3),
@@ -27,9 +27,10 @@ def score(model, data, budget:int, seeds) -> dict:
 
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--seeds", type=int, default=12, help="labelled subsets per budget (seeds 100, 101, ...)")
-    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--seeds", type=number(int, low=1, high=1000), default=12, help="labelled subsets per budget (seeds 100, 101, ...)")
+    p.add_argument("--out", type=Path, default=None, help="JSON record (default: print it)")
     a = p.parse_args(argv)
+    out = out_file("digits_recipe.py", a.out)
     from ssbnn.core import SSBNN
     from ssbnn.data import load_digits_splits
     from common import write_rows
@@ -40,7 +41,7 @@ def main(argv=None):
         rows.append({**setting, "pretrain_seconds": time.time() - t,
                      **{str(n): score(model, data, n, range(100, 100 + a.seeds)) for n in (10, 50)}})
         print(json.dumps(rows[-1]), flush=True)
-    write_rows(a.out, rows, a.seeds)
+    write_rows(out, rows, a.seeds, command=command_line("digits_recipe.py", argv))
 
 
 if __name__ == "__main__":

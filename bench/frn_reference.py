@@ -46,15 +46,15 @@ def reference(activation:str):
 
 
 def main(argv=None):
-    from common import parser                             # run as a script: bench/ is on the path
+    from common import parser, number                     # run as a script: bench/ is on the path
+    from ssbnn._utils import SEED_LIMITS
     p = parser(__doc__)                                   # one-line errors, exit status 2, as every script here
-    p.add_argument("--images", type=int, default=64, help="random images (standard normal, as normalised images are)")
-    p.add_argument("--var", type=float, default=0.2, help="prior variance of every parameter (the paper's 1/5)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--images", type=number(int), default=64, help="random images (standard normal, as normalised images are)")
+    p.add_argument("--var", type=number(float), default=0.2, help="prior variance of every parameter (the paper's 1/5)")
+    p.add_argument("--seed", type=number(int, **SEED_LIMITS), default=0)
     p.add_argument("--out", type=Path, help="JSON record")
     p.add_argument("--fixture", type=Path, help="also save the draws' recipe, 4 images and the reference's logits here (.npz)")
     a = p.parse_args(argv)
-    if a.images < 1 or a.var <= 0: p.exit(2, f"{p.prog}: --images must be at least 1 and --var positive\n")
     try: import jax, haiku
     except ImportError as e: p.exit(2, f"{p.prog}: the reference needs JAX and Haiku ({e}); pip install jax dm-haiku\n")
     x = np.random.default_rng(a.seed + 1).standard_normal((a.images, 32, 32, 3), dtype=np.float32)

@@ -20,7 +20,7 @@ all images, pixels and channels (the mean of per-image PSNRs, which papers often
 import json, sys, time
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
-from common import fail, jpeg_round_trip, parser, number, check_path, out_file
+from common import fail, jpeg_round_trip, parser, number, check_path, out_file, command_line
 
 SEED = 0
 
@@ -110,7 +110,7 @@ def main(argv=None):
                                                                       "after75": {q: dose(c, q, after=75) for q in qualities}}
                                                                   for f, c in crops.items()}},
            "psnr": "pooled: 10 log10(255^2 / MSE), the MSE over all images, pixels and channels",
-           "command": "python bench/jpeg_distortion.py " + " ".join(sys.argv[1:] if argv is None else argv),
+           "command": command_line("jpeg_distortion.py", argv),
            "device": "cpu", "pillow": PIL.__version__, "scikit-learn": sklearn.__version__, "seconds": time.time() - t}
     atomic_write(out, lambda tmp: Path(tmp).write_text(json.dumps(rec, indent=1, allow_nan=False) + "\n"))
     fmt = lambda r: "unchanged" if r["psnr_db"] is None else f"{r['psnr_db']:.1f} dB"

@@ -8,9 +8,9 @@ diagonal entries, each from its class's (d+1) x (d+1) block of Sigma (formed onc
 The posterior scale (laplace-torch's Cholesky factor) is computed before either is timed, as it is once per fit.
 Features are random: the cost does not depend on their values. Writes JSON: seconds of each, the largest difference.
 """
-import json, sys, time
+import json, time
 from pathlib import Path
-from common import parser, number, check_device, out_file
+from common import parser, number, check_device, out_file, command_line
 
 PROG = "laplace_predict.py"
 
@@ -44,7 +44,7 @@ def main(argv=None):
     t_lib, lib = timed(lambda: torch.cat([la(q[i:i + 1000], pred_type="glm", link_approx="probit") for i in range(0, len(q), 1000)]))
     record = {"dim": a.dim, "classes": a.classes, "params": a.classes * (a.dim + 1), "train": a.train, "inputs": a.inputs,
               "ssbnn_first_s": t_first, "ssbnn_s": t_ours, "laplace_torch_s": t_lib, "speedup": t_lib / t_ours,
-              "max_abs_diff": float((ours - lib).abs().max()), "command": "python bench/laplace_predict.py " + " ".join(sys.argv[1:] if argv is None else argv), **environment(dev)}
+              "max_abs_diff": float((ours - lib).abs().max()), "command": command_line(PROG, argv), **environment(dev)}
     text = json.dumps(record, indent=1)
     if out: atomic_write(out, lambda p_: p_.write_text(text))
     print(text)

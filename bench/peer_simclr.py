@@ -205,47 +205,44 @@ def train(data, epochs:int=50, batch_size:int=1000, lr:float|None=None, weight_d
 
 
 def main(argv=None):
-    from common import parser                             # run as a script: bench/ is on the path
+    from common import parser, number                     # run as a script: bench/ is on the path
+    from ssbnn._utils import SEED_LIMITS
     p = parser(__doc__)                                   # one-line errors, exit status 2, as every script here
     p.add_argument("--archive", type=Path, required=True, help="packed-JPEG archive of the CIFAR-10 training images")
-    p.add_argument("--epochs", type=int, default=50)
-    p.add_argument("--batch-size", type=int, default=1000, help="images per step (default 1000, ssbnn's recipe; lightly's: 512)")
-    p.add_argument("--lr", type=float, default=None, help="peak learning rate (default 0.06 x batch / 128, lightly's rule)")
-    p.add_argument("--weight-decay", type=float, default=5e-4)
-    p.add_argument("--temperature", type=float, default=0.5, help="NT-Xent temperature (default 0.5, lightly's)")
-    p.add_argument("--warmup-epochs", type=float, default=0., help="linear warm-up epochs before the cosine (default 0, lightly's)")
+    p.add_argument("--epochs", type=number(int), default=50)
+    p.add_argument("--batch-size", type=number(int, low=2), default=1000, help="images per step, at least 2 (default 1000, ssbnn's recipe; lightly's: 512)")
+    p.add_argument("--lr", type=number(float), default=None, help="peak learning rate (default 0.06 x batch / 128, lightly's rule)")
+    p.add_argument("--weight-decay", type=number(float, low=0), default=5e-4)
+    p.add_argument("--temperature", type=number(float), default=0.5, help="NT-Xent temperature (default 0.5, lightly's)")
+    p.add_argument("--warmup-epochs", type=number(float, low=0), default=0., help="linear warm-up epochs before the cosine (default 0, lightly's)")
     p.add_argument("--decay", choices=("all", "weights"), default="all",
                    help="which parameters weight decay reaches: 'all' (lightly) or 'weights' (ssbnn: not biases or batch norm)")
     p.add_argument("--joint-bn", action="store_true", help="both views through the network as one batch, as ssbnn does")
-    p.add_argument("--knn-every", type=int, default=10, help="epochs between kNN evaluations (default 10)")
-    p.add_argument("--workers", type=int, default=None, help="DataLoader workers for the transforms (default: the CPUs, at most 16)")
+    p.add_argument("--knn-every", type=number(int), default=10, help="epochs between kNN evaluations (default 10)")
+    p.add_argument("--workers", type=number(int, low=0), default=None, help="DataLoader workers for the transforms (default: the CPUs, at most 16)")
     p.add_argument("--amp", action=argparse.BooleanOptionalAction, default=True, help="bf16 autocast on CUDA (default on)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=number(int, **SEED_LIMITS), default=0)
     p.add_argument("--device", default="auto")
-    p.add_argument("--eval", type=int, default=5000, help="held-out evaluation images (default 5000)")
-    p.add_argument("--val", type=int, default=1000, help="held-out validation images, left out as ssbnn leaves them (default 1000)")
-    p.add_argument("--limit", type=int, default=0, help="use a seeded random subset of N images (smoke tests)")
+    p.add_argument("--eval", type=number(int), default=5000, help="held-out evaluation images (default 5000)")
+    p.add_argument("--val", type=number(int), default=1000, help="held-out validation images, left out as ssbnn leaves them (default 1000)")
+    p.add_argument("--limit", type=number(int, low=0), default=0, help="use a seeded random subset of N images (smoke tests)")
     p.add_argument("--out", type=Path, default=None, help="JSON record (default bench/results/peer_simclr_cifar10_<device>_<epochs>ep.json)")
     a = p.parse_args(argv)
     sys.path.insert(0, str(HERE))
-    from common import cifar_splits, device_tag, fail
-    for name in ("epochs", "batch_size", "knn_every"):
-        if getattr(a, name) < 1: fail("peer_simclr", f"--{name.replace('_', '-')} must be at least 1, not {getattr(a, name)}")
-    if a.workers is not None and a.workers < 0: fail("peer_simclr", f"--workers must be 0 or more, not {a.workers}")
-    from ssbnn._utils import atomic_write, environment, get_device
-    data, read_s = cifar_splits(a, "peer_simclr")
-    if a.batch_size > len(data.x_train): fail("peer_simclr", f"--batch-size {a.batch_size} is larger than the {len(data.x_train)} training images")
-    try: device = get_device(a.device)
-    except ValueError as e: fail("peer_simclr", str(e))
+    from common import cifar_splits, check_device, check_path, command_line, device_tag, fail, guarded, out_file
+    prog = Path(__file__).name
+    check_path(prog, "--archive", a.archive, folder=False)                    # before any work: what it reads, where it writes, on what
+    from ssbnn._utils import atomic_write, environment
+    device = check_device(prog, a.device); env = environment(device)
+    out = out_file(prog, a.out or HERE / "results" / f"peer_simclr_cifar10_{device_tag(env['device'])}_{a.epochs}ep.json")
+    data, read_s = guarded(prog, lambda: cifar_splits(a, prog))
+    if a.batch_size > len(data.x_train): fail(prog, f"--batch-size {a.batch_size} is larger than the {len(data.x_train)} training images")
     workers = min(16, os.cpu_count() or 1) if a.workers is None else a.workers
     print(f"{data} (read in {read_s:.0f} s); device {device}, {workers} workers", flush=True)
     res = train(data, a.epochs, a.batch_size, a.lr, a.weight_decay, a.temperature, a.warmup_epochs, decay=a.decay,
                 joint_bn=a.joint_bn, knn_every=a.knn_every, workers=workers, seed=a.seed, device=device, amp=a.amp)
     res.pop("net")
-    env = environment(device)
-    command = "python bench/peer_simclr.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    res.update(read_seconds=read_s, command=command, **env)
-    out = a.out or HERE / "results" / f"peer_simclr_cifar10_{device_tag(env['device'])}_{a.epochs}ep.json"
+    res.update(read_seconds=read_s, command=command_line(prog, argv), **env)
     atomic_write(out, lambda f: f.write_text(json.dumps(res, indent=1)))
     print(json.dumps({k: res[k] for k in ("knn_accuracy", "best_knn_accuracy", "seconds_per_epoch_50k", "wall_seconds")}, indent=1))
     print(f"wrote {out}")

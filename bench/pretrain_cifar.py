@@ -15,10 +15,10 @@ the flags' settings (`benchmark_pretraining` arguments and `PretrainConfig` fiel
 writes `--out-dir/NAME.json`; a point whose record exists is skipped, so a sweep cut off by a time limit continues
 where it stopped when the same command runs again.
 """
-import argparse, json, sys, time
+import argparse, json, time
 from enum import Enum
 from pathlib import Path
-from common import parser, number, check_device, check_path, out_file, out_folder, guarded, record_command, epochs_arg
+from common import parser, number, check_device, check_path, check_sizes, out_file, out_folder, guarded, record_command, epochs_arg, command_line
 
 PROG = "pretrain_cifar.py"
 
@@ -178,6 +178,9 @@ def main(argv=None):
         "The splits as read (q 0), or re-encoded as JPEG of quality q (once per q)."
         if q and q not in doses: doses[q] = reencode_jpeg(data, q)
         return doses[q] if q else data
+    for name, over in points or [("", {})]:                       # each task and labelled subset fits the training split
+        check_sizes(PROG, len(data.x_train), over.get("batch_size", a.batch_size), over.get("budgets", budgets), over.get("star_labels", a.star_labels),
+                    what=f"point {name}: " if name else "")
     print(f"{data} (read in {decode_s:.0f} s); device {device}", flush=True)
 
     xa = data.x_train[:2000].to(device)
@@ -190,7 +193,7 @@ def main(argv=None):
                 ntxent_tau=a.ntxent_tau, device=device, label_seeds=tuple(range(a.label_seeds)), lars_trust=a.lars_trust,
                 lars_clip=a.lars_clip, tau_p=a.tau_p, head_width=a.head_width, lr=a.lr, weight_decay=a.weight_decay,
                 fused_optimizer=a.fused_optimizer)
-    command = "python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = command_line(PROG, argv)
     for name, over in points:
         out = a.out_dir / f"{name}.json"
         if out.exists(): print(f"{name}: {out} exists, skipped", flush=True); continue

@@ -12,9 +12,9 @@ Pairs (augmented view, same class, different class) come from held-out images. W
 may score only some of the priors (`--priors`: a device session too short for all of them); `--merge` joins such
 parts, and refuses parts that scored other pairs or the same prior twice.
 """
-import argparse, hashlib, json, sys, time
+import argparse, hashlib, json, time
 from pathlib import Path
-from common import parser, number, check_device, check_path, out_file, guarded, epochs_arg
+from common import parser, number, check_device, check_path, out_file, guarded, epochs_arg, command_line
 
 PROG = "prior_cifar.py"
 
@@ -182,7 +182,7 @@ def main(argv=None):
                    bnn_network=f"ResNet20FRN(activation={bnn.activation.value!r}): Izmailov et al.'s resnet20_frn_swish on images "
                                f"normalised as their data pipeline does (mean {rounded(bnn.norm.mean)}, std {rounded(bnn.norm.std)})")
     res.update(interval="95 % percentile bootstrap over the pairs' base images (the three groups resampled together)", paper=PAPER,
-               **environment(device), command="python bench/prior_cifar.py " + " ".join(sys.argv[1:] if argv is None else argv))
+               **environment(device), command=command_line(PROG, argv))
     res.update(scores(rho))
     res["rho"] = {n: {k: [float(f"{v:.6g}") for v in r.tolist()] for k, r in g.items()} for n, g in rho.items()}   # every pair's rho, for --merge
     if "seconds_rho_ss_per_group" in res: print(f"rho, self-supervised prior: {res['seconds_rho_ss_per_group']:.2f} s per {a.pairs} pairs x {a.ss_samples} samples")

@@ -8,8 +8,8 @@ compiled (`rho_network(compile=True)`; compilation happens in the untimed warm-u
 the same parameter samples, so their rho differ only by arithmetic; another seed's rho gives the Monte Carlo error for
 scale. Uses random 512-d representations and random 32x32 images: the cost does not depend on their values. Writes JSON.
 """
-import json, sys, time
-from common import parser, number, check_device, out_file, device_tag
+import json, time
+from common import parser, number, check_device, out_file, device_tag, command_line
 from pathlib import Path
 
 # name: (vectorise, amp, channels_last, compile)
@@ -71,7 +71,7 @@ def main(argv=None):
            "goal_seconds_8192": 60, "passed": seconds[fastest] * 8192 / a.bnn_samples <= 60,
            "max_rho_change_other_seed": (bnn(variants[0], seed=1) - ref).abs().max().item(),   # Monte Carlo error, for scale
            **environment(dev),
-           "command": "python bench/rho_speed.py " + " ".join(sys.argv[1:] if argv is None else argv)}
+           "command": command_line("rho_speed.py", argv)}
     print(json.dumps(res, indent=1))
     out = a.out or Path(__file__).parent / "results" / f"rho_speed_{device_tag(res['device'])}.json"
     atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))

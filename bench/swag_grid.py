@@ -10,7 +10,8 @@ gives the moments and draws it gets in `SWAG.fit`'s grid (the same generator see
 `SWAG.fit`'s. Writes JSON.
 """
 import argparse, json, math, sys
-from common import parser, number, out_file
+from pathlib import Path
+from common import command_line, label_counts, parser, number, out_file
 
 
 def lr_list(text:str) -> list:
@@ -41,16 +42,18 @@ def summary(rows:list) -> list:
     return out
 
 
+PROG = Path(__file__).name
+
 def main(argv=None):
     from ssbnn.cli import add_options
     from ssbnn.experiments.evaluation import EvalConfig
     p = parser(__doc__)
     add_options(p, EvalConfig, ["budgets", "seeds"])
     p.add_argument("--lrs", type=lr_list, default=lr_list("1,3e-1,1e-1,3e-2,1e-2,1e-3,1e-4"), help="SWAG learning rates to fit; must include the paper's")
-    p.add_argument("--samples", type=number(int, high=1000), default=None, help="SWAG draws per prediction (default SWAGConfig's)")
+    p.add_argument("--samples", type=number(int, low=1, high=1000), default=None, help="SWAG draws per prediction (default SWAGConfig's)")
     p.add_argument("--out", default=None, help="the JSON record to write (default: stdout)")
     a = p.parse_args(argv)
-    out = out_file(p.prog, a.out) if a.out else None
+    out = out_file(PROG, a.out) if a.out else None
     from dataclasses import replace
     import torch
     from ssbnn._utils import atomic_write, environment
@@ -61,11 +64,12 @@ def main(argv=None):
     if missing := [lr for lr in paper if lr not in lrs]:
         p.error(f"--lrs leaves out the paper's rate(s) {', '.join(map(str, missing))}; include {', '.join(map(str, paper))}")
     setup = digits_setup(device="cpu")
+    counts = label_counts(PROG, a.budgets, setup.data)                    # before any network is trained
     swag_config = replace(setup.swag_config, **({"samples": a.samples} if a.samples else {}))
     cfg, d = EvalConfig(budgets=a.budgets, seeds=a.seeds), setup.data
     score = lambda probs: {k: v for k, v in evaluate(probs, d.y_test).items() if k in ("nll", "accuracy", "ece")}
     rows = []
-    for n in cfg.label_counts(len(d.y_train), d.num_classes):
+    for n in counts:
         for seed in range(cfg.seed, cfg.seed + a.seeds):
             sub = labelled(setup, cfg, n, seed, [])
             rates = {}
@@ -79,7 +83,7 @@ def main(argv=None):
                          "wide_pick_on_edge": wide in (min(lrs), max(lrs))})
             print(json.dumps({k: rows[-1][k] for k in ("labels", "seed", "paper_pick", "wide_pick")}), flush=True)
     text = json.dumps({"rows": rows, "summary": summary(rows), "paper_lrs": list(paper), "lrs": lrs, "samples": swag_config.samples,
-                       "seeds": a.seeds, "command": "python bench/swag_grid.py " + " ".join(sys.argv[1:] if argv is None else argv),
+                       "seeds": a.seeds, "command": command_line(PROG, argv),
                        **environment(torch.device("cpu"))}, indent=1)
     if out: atomic_write(out, lambda f: f.write_text(text))
     else: sys.stdout.write(text + "\n")

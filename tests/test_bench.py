@@ -49,8 +49,13 @@ def test_cli_exit_codes(tmp_path, capsys):
 
 
 def test_compile_graph_refuses_a_task_without_negatives(capsys):
-    r = _in_process("compile_graph.py", capsys)("--task-images", "1")
-    assert r.returncode == 2 and r.stderr.strip().endswith("--task-images must be at least 2 (a task needs negatives), not 1")
+    "A task of fewer than 2 images a rank (no negatives), a rank count that is not one, or an unknown device: one line, exit 2."
+    run = _in_process("compile_graph.py", capsys)
+    for args, said in ((["--task-images", "1"], "argument --task-images: must be a whole number ≥ 2, got 1"),
+                       (["--task-images", "3", "--ranks", "2"], "--task-images 3 leaves a rank fewer than 2 images (a task needs negatives); give at least 4 for 2 ranks"),
+                       (["--ranks", "-3"], "argument --ranks"), (["--device", "cdua"], "--device cdua: unknown device 'cdua'")):
+        r = run(*args)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and said in r.stderr, (args, r.stderr)
 
 
 def test_sweep_point_settings_keep_their_types_and_refuse_bad_values():
@@ -148,7 +153,7 @@ def test_record_name_names_every_setting_that_differs(tmp_path):
 def test_frn_reference_says_what_it_needs():
     run = lambda *a: subprocess.run([sys.executable, str(ROOT / "bench" / "frn_reference.py"), *a], capture_output=True, text=True)
     bad = run("--images", "0")
-    assert bad.returncode == 2 and bad.stderr.strip().endswith("--images must be at least 1 and --var positive")
+    assert bad.returncode == 2 and "argument --images: must be a whole number > 0, got 0" in bad.stderr.strip().splitlines()[-1]
     r = run("--images", "2")
     import importlib.util
     if all(importlib.util.find_spec(m) for m in ("jax", "haiku")): assert r.returncode == 0 and r.stdout.strip().endswith("passed")
@@ -957,10 +962,21 @@ def test_scripts_refuse_bad_input_in_one_line_before_any_work(tmp_path, capsys):
                                     (["--out", str(user)], "exists and is not a record of laplace_predict.py"), (["--dim", "nan"], "argument --dim")],
              "jpeg_distortion.py": [(g + ["--out", str(user)], "exists and is not a record of jpeg_distortion.py")],
              "digits_map_calibration.py": [(["--budgets", "10,foo"], "--budgets: budget 'foo' is not a number"), (["--seeds", "0"], "argument --seeds"),
-                                           (["--out", str(user)], "exists and is not a record of digits_map_calibration.py"), (["--out", str(folder)], "is a folder")],
-             "corrupt_reference.py": [(["--script", "s.py", "--nope"], "unrecognized arguments: --nope")],   # the references too: one line
-             "frn_reference.py": [(["--nope"], "unrecognized arguments: --nope")],
-             "peer_simclr.py": [(g + ["--nope"], "unrecognized arguments: --nope")],
+                                           (["--out", str(user)], "exists and is not a record of digits_map_calibration.py"), (["--out", str(folder)], "is a folder"),
+                                           (["--budgets", "10,5000"], "--budgets: budget 5000 is larger than the 1257 training images"),
+                                           (["--budgets", "10,10"], "ask for 10 labels more than once")],
+             "digits_readouts.py": [(["--budgets", "5000"], "--budgets: budget 5000 is larger than the 1257 training images"),   # before pretraining
+                                    (["--seeds", "0"], "argument --seeds"), (["--out", str(user)], "exists and is not a record of digits_readouts.py")],
+             "digits_recipe.py": [(["--seeds", "0"], "argument --seeds"), (["--out", str(user)], "exists and is not a record of digits_recipe.py")],
+             "swag_grid.py": [(["--budgets", "5000"], "--budgets: budget 5000 is larger than the 1257 training images"), (["--samples", "0"], "argument --samples")],
+             "compare_curves.py": [(["--before", str(user), "--after", str(user), "--noise", str(user), "--out", str(user)], "exists and is not a record of compare_curves.py"),
+                                   (["--before", str(user), "--after", str(user), "--noise", str(user), "--factor", "0"], "argument --factor")],
+             "corrupt_reference.py": [(["--script", "s.py", "--nope"], "unrecognized arguments: --nope"),   # the references too: one line
+                                      (["--script", "s.py", "--severities", "1,x"], "argument --severities: '1,x': give comma-separated severities")],
+             "frn_reference.py": [(["--nope"], "unrecognized arguments: --nope"), (["--var", "nan"], "argument --var")],
+             "peer_simclr.py": [(g + ["--nope"], "unrecognized arguments: --nope"), (g + ["--temperature", "0"], "argument --temperature"),
+                                (g + ["--seed", "-1"], "argument --seed"), (g + ["--device", "gpu"], "--device gpu"), (["--archive", str(folder)], "is a folder"),
+                                (g + ["--out", str(user)], "exists and is not a record of peer_simclr.py"), (g + ["--device", "cpu"], "junk.npz")],
              "compile_cache.py": [([str(tmp_path / "none.py")], "no script at")]}
     for script, runs in cases.items():
         main = _script_main(script)
@@ -987,6 +1003,27 @@ def test_digits_map_calibration_record(tmp_path, capsys, monkeypatch):
     assert run["prior_precision"] > 0 and isinstance(run["prior_on_edge"], bool) and row["edge_picks"] == int(run["prior_on_edge"])
     assert 25 <= run["epochs"] < 300 and row["min_epochs"] == 25                                    # stopped early
     assert out_file("digits_map_calibration.py", tmp_path / "cal.json") == tmp_path / "cal.json"   # names its command: replaceable
+
+
+def test_pretraining_scripts_refuse_tasks_larger_than_the_training_split(tmp_path, capsys):
+    "A task, a labelled subset or a torchrun split that --limit, --val and --eval leave no room for: one line, exit 2, before any pretraining."
+    from test_distributed import _tiny_archive
+    archive = str(_tiny_archive(tmp_path / "tiny.npz", n=100))
+    small = ["--archive", archive, "--eval", "20", "--val", "20", "--device", "cpu", "--epochs", "1"]
+    cases = {"pretrain_cifar.py": [(["--batch-size", "80", "--budgets", "10", "--out", str(tmp_path / "p.json")], "--batch-size 80 is larger than the"),
+                                   (["--batch-size", "16", "--budgets", "10,500", "--out", str(tmp_path / "p.json")], "--budgets 500 is larger than the"),
+                                   (["--batch-size", "16", "--budgets", "", "--star-labels", "90", "--out", str(tmp_path / "p.json")], "--star-labels 90 is larger"),
+                                   (["--batch-size", "16", "--budgets", "", "--out-dir", str(tmp_path / "d"), "--point", "big", "batch_size=95"],
+                                    "point big: --batch-size 95 is larger than the")],
+             "ddp_overhead.py": [(["--batch-size", "80", "--out", str(tmp_path / "d.json")], "--batch-size 80 is larger than the 60 training images"),
+                                 (["--batch-size", "16", "--gpus", "3", "--out", str(tmp_path / "d.json")], "not divisible by the 3 processes"),
+                                 (["--batch-size", "16", "--limit", "30", "--out", str(tmp_path / "d.json")], "val + test = 40 leaves no training images out of 30")]}
+    for script, runs in cases.items():
+        run = _in_process(script, capsys)
+        for args, said in runs:
+            r = run(*small, *args)
+            assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and said in r.stderr, (script, args, r.stderr)
+    assert not any((tmp_path / f).exists() for f in ("p.json", "d.json")) and not any((tmp_path / "d").iterdir())   # the sweep's folder: made, empty
 
 
 def test_out_file_replaces_only_the_scripts_own_records(tmp_path):
