@@ -6,6 +6,7 @@
 from __future__ import annotations
 import argparse, contextlib, json, pickle, shutil, sys, warnings, zipfile
 from pathlib import Path
+import torch
 from fastcore.docments import docments
 from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint, Terminated
 from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits, archive_splits, load_svhn, data_fingerprint
@@ -450,12 +451,14 @@ LIKE = ("digits", "cifar10", "cifar100")
 def _legacy_parts(state:dict, like:str|None) -> dict:
     "The parts an older single-file model was trained with: named by `like`, or found from its weights' shapes."
     enc, head = state["encoder"], state["head"]
-    if not (isinstance(enc, dict) and isinstance(head, dict)): raise ValueError("its encoder and head must be state dicts of tensors; it is not a saved SS-BNN")
+    if not (isinstance(enc, dict) and isinstance(head, dict) and all(torch.is_tensor(v) for v in [*enc.values(), *head.values()])):
+        raise ValueError("its encoder and head must be state dicts of tensors; it is not a saved SS-BNN")
     like = like or ("digits" if "0.0.weight" in enc else "cifar10" if "1.conv1.weight" in enc else None)
     if like is None: raise ValueError("its encoder is neither the digits CNN nor the CIFAR ResNet-18; pass --like")
     if like != "digits": return _legacy_cifar(10 if like == "cifar10" else 100)
     try: w, d, h0, h3 = enc["0.0.weight"], enc["3.0.weight"], head["net.0.weight"], head["net.3.weight"]
     except KeyError as e: raise ValueError(f"it is not a digits model (it lacks {e}); pass --like") from None
+    if (w.dim(), d.dim(), h0.dim(), h3.dim()) != (4, 4, 2, 2): raise ValueError("its weights do not have the digits model's shapes; pass --like")
     return SSBNN(DigitsCNN(w.shape[1], w.shape[0], d.shape[0]), ProjectionHead(h0.shape[1], h0.shape[0], h3.shape[0]), device="cpu").parts()
 
 def convert_parser() -> argparse.ArgumentParser:
@@ -476,8 +479,10 @@ def convert_main(argv=None) -> int:
         if (folder/"config.json").is_file() and (old.suffix == ".safetensors" or not old.exists()):
             raise ValueError(f"{folder} is a model folder of the current format already; load it with SSBNN.load({str(folder)!r})")
         if a.new.exists() and (not a.new.is_dir() or any(a.new.iterdir())): raise ValueError(f"{a.new} exists; give a new or empty folder")
-        try: parts = _legacy_parts(load_checkpoint(old), a.like)
+        state = load_checkpoint(old)                        # its own errors name the file
+        try: parts = _legacy_parts(state, a.like)
         except KeyError as e: raise ValueError(f"{old} is not a saved SS-BNN (it lacks {e})") from None
+        except ValueError as e: raise ValueError(f"{old}: {e}") from None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")                 # the warning says to convert, which this is doing
             try: SSBNN.load(old, device="cpu", **parts).save(a.new)

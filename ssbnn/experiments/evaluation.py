@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch import Tensor
 from tqdm.auto import tqdm
-from .._utils import get_device, as_option, check_limits, check_number, environment, atomic_write, state_digest
+from .._utils import get_device, as_option, check_limits, check_number, environment, atomic_write, state_digest, is_number
 from ..data import ImageSplits, check_images, labelled_subset, data_fingerprint, parse_budget, load_digits_splits, photo_patches, digits_as_ood
 from ..augment import DigitsAugment, CropFlip
 from ..models import DigitsCNN, CIFARResNet18
@@ -484,8 +484,13 @@ def _part_problem(res:dict) -> str|None:
     if bad := meta_problem(res, "the evaluation's settings", ("total_seconds", "pretrain_seconds")): return bad
     meta = res["meta"]
     if not (isinstance(ms := meta["config"].get("methods"), (list, tuple)) and all(isinstance(m, str) for m in ms)): return "has no list of methods in meta.config"
+    names = [m.value for m in Method]
+    if odd := [m for m in ms if m not in names]: return f"names the unknown method {odd[0]!r} in meta.config (methods: {', '.join(names)})"
+    if not (is_number(k := meta["config"].get("ss_ensemble", 1)) and float(k).is_integer() and k >= 1):
+        return f"has meta.config.ss_ensemble {k!r}, not a number of pretrainings"
     if not (isinstance(pre := meta.get("pretrained", []), (list, tuple)) and all(isinstance(p, dict) for p in pre)): return "has a meta.pretrained that is not a list of pretrainings"
     for r in res["records"]:
+        if r["method"] not in ms: return f"has a record of {r['method']!r}, which its meta.config's methods ({', '.join(ms)}) do not name"
         used = r.get("pretrainings", [])
         if not (isinstance(used, (list, tuple)) and all(isinstance(i, int) and 0 <= i < len(pre) for i in used)):
             return f"has a record ({r.get('method')}, {r.get('labels')} labels, seed {r.get('seed')}) whose pretrainings {used!r} are not in its meta.pretrained"
