@@ -20,7 +20,7 @@ its partial.json holds.
 """
 import json, shutil, time
 from pathlib import Path
-from common import fail, device_tag, parser, number, check_device, check_path, guarded, epochs_arg, command_line
+from common import unused_flags, fail, device_tag, parser, number, check_device, check_path, guarded, epochs_arg, command_line
 
 PROG = "active_cifar.py"
 METHODS = ("ss-bnn-bald", "simclr-entropy", "ensemble-bald", "ss-bnn-random")
@@ -54,7 +54,9 @@ def main(argv=None):
     p.add_argument("--out", type=Path, default=None, help="output folder (default bench/results/active_cifar10_<device>_<epochs>ep)")
     p.add_argument("--merge", type=Path, nargs="+", help="join the result folders of parts of one experiment into --out, and stop")
     a = p.parse_args(argv)
-    if a.merge: return merge(a.merge, a.out)
+    if a.merge:
+        if given := unused_flags(p, a, ("merge", "out")): p.error(f"--merge joins result folders: it runs nothing, so it takes no {', '.join(given)}")
+        return merge(a.merge, a.out)
     if not (a.archive or a.torchvision_root): fail(PROG, "give --archive FILE or --torchvision-root DIR (or --merge FOLDER...)")
     methods = [m.strip() for m in a.methods.split(",") if m.strip()]
     bad = [m for m in methods if m not in METHODS]
@@ -177,15 +179,24 @@ def merge(folders:list, out:Path|None):
     "Join the results.json of parts of one experiment into one result folder `out`."
     from ssbnn.report import read_parts
     from ssbnn.experiments.active import merge_active
+    from ssbnn.experiments.active import active_table, gain_table
+    from ssbnn.report import release_folder
+    cannot = lambda e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: " + (f"a part lacks {e}; give result folders of active_cifar.py"
+                                                                                      if isinstance(e, KeyError) else f"{e}"))
     try:
         parts = read_parts(folders, out, partial="partial.json")                # a part cut off gives its finished runs
         result = merge_active(parts)                                            # which checks each part first
         one_recipe(parts)
-    except ValueError as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: {e}")
-    except KeyError as e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: a part lacks {e}; give result folders of active_cifar.py")
+        active_table(result["records"]), gain_table(result["records"])          # every record scored: tried before the folder is claimed
+    except (ValueError, KeyError) as e: cannot(e)
+    except (TypeError, AttributeError) as e: cannot(f"a part cannot be read ({type(e).__name__}: {e}); give result folders of active_cifar.py")
+    existed = Path(out).exists()
     claimed(out)
     result["meta"]["command"] = "python bench/active_cifar.py --merge " + " ".join(map(str, folders)) + f" --out {out}"
-    report(result, out)
+    try: report(result, out)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:              # a hand-edited part the checks let through
+        release_folder(out, existed)                                            # the claim undone: no folder holding only its mark
+        cannot(e if isinstance(e, KeyError) else f"a part cannot be reported ({type(e).__name__}: {e}); give result folders of active_cifar.py")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 "Shared by the benchmark scripts: their argument parsing and input checks, and the CIFAR-10 splits from a packed-JPEG archive or torchvision's copy, timed."
-import json, os, sys, time
+import json, sys, time
 from pathlib import Path
 
 
@@ -44,6 +44,11 @@ def check_device(prog:str, device:str):
     except (ValueError, RuntimeError) as e: fail(prog, f"--device {device}: {' '.join(str(e).split())}")
 
 
+def unused_flags(p, a, used) -> list[str]:
+    "The flags of parser `p` given other values than their defaults in `a`, beyond `used`: what a mode that ignores them refuses."
+    return [f"--{k.replace('_', '-')}" for k in vars(a) if k not in used and getattr(a, k) != p.get_default(k)]
+
+
 def check_path(prog:str, flag:str, path, folder:bool|None=None):
     "`path` if it exists (and is a folder, or a file, where `folder` says which), checked before any work."
     if path is None: return None
@@ -59,6 +64,21 @@ def record_command(path) -> str:
     try: rec = json.loads(Path(path).read_text())
     except (OSError, ValueError): return ""
     return str(rec.get("command", "")) if isinstance(rec, dict) else ""
+
+
+def made_by(prog:str, command:str) -> bool:
+    "Whether a record's `command` ran the script `prog` (`python bench/prog ...`, or the script's path first), not merely names it."
+    words = command.split()
+    words = words[1:] if words[:1] and Path(words[0]).name.startswith("python") else words
+    return bool(words) and Path(words[0]).name == prog
+
+
+def writable(folder) -> bool:
+    "Whether a file can be made in `folder`: tried, since `os.access` says yes to root anywhere (in /proc too)."
+    import tempfile
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"): return True
+    except OSError: return False
 
 
 def command_line(prog:str, argv=None) -> str:
@@ -80,8 +100,8 @@ def out_file(prog:str, path, flag:str="--out"):
     if path.is_dir(): fail(prog, f"{flag} {path} is a folder; give the JSON file to write")
     try: path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e: fail(prog, f"{flag} {path}: its folder cannot be made ({e.strerror or e})")
-    if not os.access(path.parent, os.W_OK): fail(prog, f"{flag} {path}: its folder {path.parent} cannot be written")
-    if path.exists() and prog not in record_command(path):
+    if not writable(path.parent): fail(prog, f"{flag} {path}: its folder {path.parent} cannot be written")
+    if path.exists() and not made_by(prog, record_command(path)):
         fail(prog, f"{flag} {path} exists and is not a record of {prog}; give a new file (only {prog}'s own records are replaced)")
     return path
 
@@ -92,7 +112,7 @@ def out_folder(prog:str, path, flag:str="--out"):
     if path.exists() and not path.is_dir(): fail(prog, f"{flag} {path} is a file; give a folder")
     try: path.mkdir(parents=True, exist_ok=True)
     except OSError as e: fail(prog, f"{flag} {path} cannot be made ({e.strerror or e}); give a writable folder")
-    if not os.access(path, os.W_OK): fail(prog, f"{flag} {path} cannot be written; give a writable folder")
+    if not writable(path): fail(prog, f"{flag} {path} cannot be written; give a writable folder")
     return path
 
 

@@ -41,10 +41,16 @@ def compare(before:dict, after:dict, noise:dict, factor:float=2.) -> dict:
 
 def read_run(path:Path, flag:str) -> dict:
     "A `bench/pretrain_cifar.py` record read from `path`: a JSON object with its `history` (rows with a step) and `seconds_per_epoch`."
+    from ssbnn._utils import is_number
     rec = json.loads(path.read_text())
     if not (isinstance(rec, dict) and isinstance(rec.get("history"), list) and all(isinstance(r, dict) and "step" in r for r in rec["history"])
-            and isinstance(rec.get("seconds_per_epoch"), (int, float))):
+            and is_number(rec.get("seconds_per_epoch"))):
         raise ValueError(f"{flag} {path} is not a bench/pretrain_cifar.py record (a JSON object with its history and seconds_per_epoch)")
+    if not math.isfinite(rec["seconds_per_epoch"]) or rec["seconds_per_epoch"] <= 0:
+        raise ValueError(f"{flag} {path}: its seconds_per_epoch {rec['seconds_per_epoch']!r} is not a positive number")
+    for r in rec["history"]:                                      # a hand-edited row: named here, not as a TypeError in the comparison
+        if odd := [k for k in ("step", *CURVES) if k in r and not (is_number(r[k]) and math.isfinite(r[k]))]:
+            raise ValueError(f"{flag} {path}: a history row has {odd[0]} {r[odd[0]]!r}, not a finite number")
     return rec
 
 

@@ -10,20 +10,22 @@ Features are random: the cost does not depend on their values. Writes JSON: seco
 """
 import json, time
 from pathlib import Path
-from common import parser, number, check_device, out_file, command_line
+from common import fail, parser, number, check_device, out_file, command_line
 
 PROG = "laplace_predict.py"
 
 
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--dim", type=number(int), default=512, help="features (a ResNet-18's 512)")
-    p.add_argument("--classes", type=number(int, low=2), default=10)
-    p.add_argument("--train", type=number(int), default=500, help="labelled features the Laplace approximation is fitted on")
-    p.add_argument("--inputs", type=number(int), default=9000, help="inputs predicted (one CIFAR-10 run scores about 150,000)")
+    p.add_argument("--dim", type=number(int, low=1, high=4096), default=512, help="features (a ResNet-18's 512; at most 4096)")
+    p.add_argument("--classes", type=number(int, low=2, high=1000), default=10)
+    p.add_argument("--train", type=number(int, low=1, high=10**6), default=500, help="labelled features the Laplace approximation is fitted on")
+    p.add_argument("--inputs", type=number(int, low=1, high=10**7), default=9000, help="inputs predicted (one CIFAR-10 run scores about 150,000)")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=None)
     a = p.parse_args(argv)
+    if a.dim * a.classes > 20_000:                                   # the full GGN is (dim x classes)^2 numbers
+        fail(PROG, f"--dim {a.dim} x --classes {a.classes} = {a.dim * a.classes:,} last-layer weights: their full Hessian would not fit; keep the product at most 20,000")
     dev, out = check_device(PROG, a.device), out_file(PROG, a.out)
     import torch
     from ssbnn.posterior import fit_readout, fit_laplace, laplace_predict, stable_scale

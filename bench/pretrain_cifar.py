@@ -18,7 +18,7 @@ where it stopped when the same command runs again.
 import argparse, json, time
 from enum import Enum
 from pathlib import Path
-from common import parser, number, check_device, check_path, check_sizes, out_file, out_folder, guarded, record_command, epochs_arg, command_line
+from common import parser, number, check_device, check_path, check_sizes, out_file, out_folder, guarded, record_command, made_by, epochs_arg, command_line
 
 PROG = "pretrain_cifar.py"
 
@@ -222,7 +222,7 @@ def main(argv=None):
     res.update(augment=aug, read_seconds=decode_s, command=command)
     out = Path(a.out or Path(__file__).parent / "results")                # a str: Path would drop a trailing /
     if a.out is None or a.out.endswith("/") or out.is_dir(): out = out / record_name(res, known)
-    if out.exists() and PROG not in record_command(out):
+    if out.exists() and not made_by(PROG, record_command(out)):
         out = out.with_name(f"{out.stem}_{time.strftime('%Y%m%d-%H%M%S')}.json")    # a file that is not this script's record is kept
     atomic_write(out, lambda p: p.write_text(json.dumps(res, indent=1)))
     _summarise(res, out)

@@ -14,7 +14,7 @@ parts, and refuses parts that scored other pairs or the same prior twice.
 """
 import argparse, hashlib, json, time
 from pathlib import Path
-from common import parser, number, check_device, check_path, out_file, guarded, epochs_arg, command_line
+from common import parser, number, check_device, check_path, out_file, guarded, epochs_arg, command_line, fail, made_by, record_command, unused_flags
 
 PROG = "prior_cifar.py"
 
@@ -52,6 +52,16 @@ def scores(rho:dict) -> dict:
     return out
 
 
+def check_figure(out:Path) -> Path:
+    "`out` if its figure (the .png beside it) can be written: not the record's own name, not a folder, and new or beside this script's record."
+    fig = out.with_suffix(".png")
+    if out.suffix.lower() == ".png": fail(PROG, f"--out {out} is the figure's name; give the record a .json name (its figure goes beside it as .png)")
+    if fig.is_dir(): fail(PROG, f"--out {out}: its figure {fig} would replace a folder; give another --out")
+    if fig.exists() and not (out.exists() and made_by(PROG, record_command(out))):
+        fail(PROG, f"--out {out}: {fig} exists beside no record of {PROG}; give another --out (only {PROG}'s own figures are replaced)")
+    return out
+
+
 def write(res:dict, out:Path):
     "The record (atomically) and the KDE figure of every prior it holds, from the record's own rho values."
     import torch
@@ -71,19 +81,28 @@ def write(res:dict, out:Path):
 
 def _part_problem(r) -> str|None:
     "What keeps a record from being a part of Table 1 (an older or hand-edited file), or None."
+    import math
     from ssbnn._utils import is_number as number
+    from ssbnn.prior import GROUPS
     if not (isinstance(r, dict) and isinstance(r.get("rho"), dict)) or any(k not in r for k in (*SHARED, "interval", "device")):
         return "written since 2026-11-26? It has no rho values, pairs' hash or interval"
+    if not isinstance(r["device"], str): return f"its device {r['device']!r} is not a device's name"
+    rho_in_range = lambda v: number(v) and math.isfinite(v) and 0 < v <= 1
     for name, groups in r["rho"].items():
-        if not (isinstance(groups, dict) and groups and all(isinstance(v, list) and v and all(map(number, v)) for v in groups.values())):
-            return f"its {name!r} rho values are not a list of numbers for each group of pairs"
+        if name not in PRIORS.values(): return f"it scored the unknown prior {name!r} (priors: {', '.join(PRIORS.values())})"
+        if not (isinstance(groups, dict) and sorted(groups) == sorted(GROUPS) and all(isinstance(v, list) and all(map(rho_in_range, v)) for v in groups.values())):
+            return f"its {name!r} rho values are not a list of numbers in (0, 1] for each group of pairs ({', '.join(GROUPS)})"
+        if any(len(v) != r["pairs_per_group"] for v in groups.values()): return f"its {name!r} rho values are not {r['pairs_per_group']!r} a group, as its pairs_per_group says"
         if not (isinstance(r.get(name), dict) and number(r[name].get("alpha"))): return f"it has no alpha for the {name!r} prior"
     return None
 
 
 def merge(parts:list[Path]) -> dict:
     "One record from parts that scored different priors on the same pairs; ValueError says which part does not fit."
-    recs = [json.loads(Path(p).read_text()) for p in parts]
+    recs = []
+    for path in parts:
+        try: recs.append(json.loads(Path(path).read_text()))
+        except (OSError, ValueError) as e: raise ValueError(f"{path} is not a readable JSON record ({e}); give prior_cifar.py's records") from None
     first, seen = recs[0], {}
     for path, r in zip(parts, recs):
         if bad := _part_problem(r): raise ValueError(f"{path} is not a part of Table 1 ({bad}); score it again")
@@ -129,22 +148,26 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.merge:
         if a.out is None: p.error("--merge needs --out")
-        if a.model: p.error("--merge joins records: it scores nothing, so it takes no --model")
-        out = out_file(PROG, a.out)
+        if given := unused_flags(p, a, ("merge", "out")):
+            p.error(f"--merge joins records: it scores nothing, so it takes no {', '.join(given)}")
+        if a.out.resolve() in [Path(m).resolve() for m in a.merge]: p.error(f"--out {a.out} is one of the parts; give a new file")
+        out = check_figure(out_file(PROG, a.out))
         try: res = merge(a.merge)
         except (ValueError, OSError, KeyError) as e: p.error(str(e))
         return write(res, out)
     if a.model and "self-supervised" not in a.priors: p.error("--model is the self-supervised prior's encoder: add self-supervised to --priors")
     check_path(PROG, "--archive", a.archive, folder=False); check_path(PROG, "--model", a.model)
-    device, out = check_device(PROG, a.device), out_file(PROG, a.out)
+    device = check_device(PROG, a.device)
+    from ssbnn._utils import environment
+    from common import device_tag
+    part = "" if len(a.priors) == len(PRIORS) else "_" + "+".join(a.priors)      # a part is not named as the whole table
+    out = check_figure(out_file(PROG, a.out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(environment(device)['device'])}{part}.json"))
 
     import torch
     from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.cli import load_model, archive_data, check_unseen
     from ssbnn.augment import SimCLRAugment
     from ssbnn.train import PretrainConfig
-    from ssbnn._utils import environment
-    from common import device_tag
     from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network
     from ssbnn.models import ResNet20FRN
 
@@ -186,8 +209,7 @@ def main(argv=None):
     res.update(scores(rho))
     res["rho"] = {n: {k: [float(f"{v:.6g}") for v in r.tolist()] for k, r in g.items()} for n, g in rho.items()}   # every pair's rho, for --merge
     if "seconds_rho_ss_per_group" in res: print(f"rho, self-supervised prior: {res['seconds_rho_ss_per_group']:.2f} s per {a.pairs} pairs x {a.ss_samples} samples")
-    part = "" if len(a.priors) == len(PRIORS) else "_" + "+".join(a.priors)      # a part is not named as the whole table
-    write(res, out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(res['device'])}{part}.json")
+    write(res, out)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,14 @@ def test_cli_exit_codes(tmp_path, capsys):
         (tmp_path / name).write_text(text)                                 # JSON, but not a pretraining record
         r = run(name); said = r.stderr.strip().splitlines()
         assert r.returncode == 2 and len(said) == 1 and f"--after {tmp_path / name} is not a bench/pretrain_cifar.py record" in said[0], said
+    rows = record(0)["history"]
+    for name, rec, says in (("fast.json", {**record(0), "seconds_per_epoch": 0}, "its seconds_per_epoch 0 is not a positive number"),
+                            ("x.json", {**record(0), "history": [{**rows[0], "loss": "x"}, *rows[1:]]}, "a history row has loss 'x', not a finite number"),
+                            ("none.json", {**record(0), "history": [{**rows[0], "tau": None}, *rows[1:]]}, "has tau None"),
+                            ("step.json", {**record(0), "history": [{**rows[0], "step": [1]}, *rows[1:]]}, "has step [1]")):
+        (tmp_path / name).write_text(json.dumps(rec))                      # hand-edited: one line, not a TypeError or ZeroDivisionError
+        r = run(name); said = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(said) == 1 and says in said[0], said
 
 
 def test_compile_graph_refuses_a_task_without_negatives(capsys):
@@ -210,6 +218,25 @@ def test_active_parts_merge_into_one_result(tmp_path, capsys):
         bad = run("--merge", *args, "--out", tmp_path / "bad")
         assert bad.returncode == 2 and message in bad.stderr.strip().splitlines()[-1] and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
     assert "merging needs --out" in run("--merge", tmp_path / "s0").stderr
+    edits = ((lambda p: p["meta"].update(images="abc"), "a part cannot be read (AttributeError"),      # hand-edited parts: one line, no folder left
+             (lambda p: p["records"][0].update(method=7), "record 1 has method 7, not a method's name"),
+             (lambda p: p["records"][0].update(labels=-5), "record 1 has labels -5, fewer than one"),
+             (lambda p: p["records"][0].pop("accuracy"), "lacks 'accuracy'"))
+    for k, (edit, message) in enumerate(edits):
+        part = json.loads((tmp_path / "s1" / "results.json").read_text()); edit(part)
+        (tmp_path / f"e{k}").mkdir(); (tmp_path / f"e{k}" / "results.json").write_text(json.dumps(part))
+        bad = run("--merge", tmp_path / "s0", tmp_path / f"e{k}", "--out", tmp_path / "bad")
+        assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, (message, bad.stderr)
+        assert not (tmp_path / "bad").exists()
+    import ssbnn.experiments.active as active
+    def fails(result, out): raise TypeError("a field the checks let through")
+    with pytest.MonkeyPatch.context() as mp:                                  # a part that fails only as it is written: the claim undone
+        mp.setattr(active, "write_active", fails)
+        bad = run("--merge", tmp_path / "s0", tmp_path / "s1", "--out", tmp_path / "bad")
+    assert bad.returncode == 2 and "a part cannot be reported (TypeError: a field the checks let through)" in bad.stderr, bad.stderr
+    assert not (tmp_path / "bad").exists()                                    # not a folder holding only the claim's mark
+    ignored = run("--merge", tmp_path / "s0", tmp_path / "s1", "--out", tmp_path / "bad2", "--epochs", "5", "--device", "foo")
+    assert ignored.returncode == 2 and "it runs nothing, so it takes no --epochs, --device" in ignored.stderr, ignored.stderr
     cut = active_part(3); cut["records"] = cut["records"][:3]; cut["acquired"] = {"ss-bnn-bald/3": cut["acquired"]["ss-bnn-bald/3"]}
     cut["meta"].update(runs_planned=6, pretraining=json.loads((tmp_path / "s0" / "results.json").read_text())["meta"]["pretraining"])
     (tmp_path / "s3").mkdir(); (tmp_path / "s3" / "partial.json").write_text(json.dumps(cut))    # a part cut off for good
@@ -1027,10 +1054,15 @@ def test_pretraining_scripts_refuse_tasks_larger_than_the_training_split(tmp_pat
 
 
 def test_out_file_replaces_only_the_scripts_own_records(tmp_path):
-    from common import out_file
+    from common import out_file, writable
     rec = tmp_path / "r.json"; rec.write_text(json.dumps({"command": "python bench/laplace_predict.py --out r.json"}))
     assert out_file("laplace_predict.py", rec) == rec                                   # its own record: replaced
     with pytest.raises(SystemExit): out_file("prior_cifar.py", rec)                      # another script's: kept
+    notes = tmp_path / "notes.json"; notes.write_text(json.dumps({"command": "notes about laplace_predict.py and its runs"}))
+    with pytest.raises(SystemExit): out_file("laplace_predict.py", notes)               # names the script, but it did not run it
+    for ran in ("python3 bench/laplace_predict.py", "bench/laplace_predict.py --out x", "python /abs/bench/laplace_predict.py"):
+        notes.write_text(json.dumps({"command": ran})); assert out_file("laplace_predict.py", notes) == notes
+    assert writable(tmp_path) and not writable("/proc")                                  # tried, not os.access (which says yes to root)
     assert out_file("laplace_predict.py", tmp_path / "new" / "r.json").parent.is_dir()   # a new folder is made
 
 
@@ -1069,7 +1101,8 @@ def test_swag_grid_picks_what_swag_fit_picks_and_refuses_bad_rates(tmp_path, cap
 def test_prior_parts_merge_and_a_hand_edited_part_is_named(tmp_path, capsys):
     "prior_cifar.py --merge joins parts that scored different priors; a part it cannot read is named in one line, and nothing is written."
     script = _in_process("prior_cifar.py", capsys)
-    shared = {"pairs_per_group": 3, "pairs_source_sha256": "ab12", "eval_images": 9000, "limit": 0, "interval": 0.95, "device": "cpu"}
+    shared = {"pairs_per_group": 3, "pairs_source_sha256": "ab12", "eval_images": 9000, "limit": 0, "interval": 0.95, "device": "cpu",
+              "command": "python bench/prior_cifar.py --priors self-supervised"}          # a part: this script's record
     groups = lambda k: {"augmented": [0.9 - 0.1 * k, 0.8, 0.7], "same class": [0.5, 0.4, 0.45], "different class": [0.1, 0.2, 0.15]}
     for k, name in enumerate(("self-supervised", "BNN, gaussian")):
         (tmp_path / f"p{k}.json").write_text(json.dumps({**shared, "rho": {name: groups(k)}, name: {"alpha": 0.5 + 0.1 * k}}))
@@ -1079,9 +1112,26 @@ def test_prior_parts_merge_and_a_hand_edited_part_is_named(tmp_path, capsys):
     assert sorted(merged["rho"]) == ["BNN, gaussian", "self-supervised"] and (tmp_path / "all.png").exists()
     for k, (edit, says) in enumerate(((lambda p: 5, "has no rho values"), (lambda p: {**p, "rho": {"BNN, gaussian": {}}}, "are not a list of numbers"),
                                       (lambda p: {**p, "rho": 5}, "has no rho values"), (lambda p: {k: v for k, v in p.items() if k != "interval"}, "interval"),
-                                      (lambda p: {**p, "BNN, gaussian": {}}, "has no alpha for the 'BNN, gaussian' prior"))):
+                                      (lambda p: {**p, "BNN, gaussian": {}}, "has no alpha for the 'BNN, gaussian' prior"),
+                                      (lambda p: {**p, "rho": {"BNN, gaussian": {**groups(1), "augmented": [-1, 0.8, 0.7]}}}, "are not a list of numbers in (0, 1]"),
+                                      (lambda p: {**p, "rho": {"BNN, gaussian": {**groups(1), "augmented": [float("nan"), 0.8, 0.7]}}}, "in (0, 1]"),
+                                      (lambda p: {**p, "rho": {"BNN, gaussian": {"foo": [0.5] * 3}}}, "for each group of pairs (augmented, same class"),
+                                      (lambda p: {**p, "rho": {"BNN, gaussian": {**groups(1), "augmented": [0.5]}}}, "are not 3 a group, as its pairs_per_group says"),
+                                      (lambda p: {**p, "rho": {"BNN, gauss": groups(1)}}, "scored the unknown prior 'BNN, gauss'"),
+                                      (lambda p: {**p, "device": ["cpu"]}, "its device ['cpu'] is not a device's name"))):
         bad = tmp_path / f"bad{k}.json"; bad.write_text(json.dumps(edit(json.loads((tmp_path / "p1.json").read_text()))))
         r = script("--merge", tmp_path / "p0.json", bad, "--out", tmp_path / f"m{k}.json")
         said = r.stderr.strip().splitlines()
         assert r.returncode == 2 and len(said) == 1 and says in said[0] and f"bad{k}.json is not a part of Table 1" in said[0], said
         assert not (tmp_path / f"m{k}.json").exists() and not (tmp_path / f"m{k}.png").exists()
+    (tmp_path / "mine.png").write_text("my figure"); (tmp_path / "dir.png").mkdir(); (tmp_path / "junk.txt").write_text("not JSON")
+    parts = ["--merge", tmp_path / "p0.json", tmp_path / "p1.json"]
+    for args, says in (([*parts, "--out", tmp_path / "mine.json"], "mine.png exists beside no record of prior_cifar.py"),   # a user's figure kept
+                       ([*parts, "--out", tmp_path / "m.png"], "is the figure's name; give the record a .json name"),
+                       ([*parts, "--out", tmp_path / "dir.json"], "its figure " + str(tmp_path / "dir.png") + " would replace a folder"),
+                       ([*parts, "--out", tmp_path / "p0.json"], "is one of the parts"), ([*parts, "--out", tmp_path / "n.json", "--pairs", "7"], "takes no --pairs"),
+                       (["--merge", tmp_path / "junk.txt", tmp_path / "p1.json", "--out", tmp_path / "n.json"], "junk.txt is not a readable JSON record")):
+        r = script(*args); said = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(said) == 1 and says in said[0], (args, said)
+    assert (tmp_path / "mine.png").read_text() == "my figure" and not (tmp_path / "n.json").exists() and "rho" in json.loads((tmp_path / "p0.json").read_text())
+    assert script(*parts, "--out", tmp_path / "all.json").returncode == 0                  # its own record and figure: replaced
