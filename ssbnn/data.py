@@ -305,6 +305,7 @@ def read_jpeg_archive(path, # .npz with `jpeg` (uint8 bytes), `offsets` (N+1,), 
         raise ValueError(f"archive {path} is not a readable .npz file ({why}); is it complete?") from None
     if len(offsets) != len(labels) + 1 or len(labels) == 0 or np.any(np.diff(offsets) <= 0) or offsets[-1] > len(jpeg):
         raise ValueError(f"archive {path} is inconsistent: {len(labels)} labels, {len(offsets)} offsets into {len(jpeg)} bytes")
+    if subset > len(labels): raise ValueError(f"a subset of {subset:,} images is more than the {len(labels):,} in archive {path}; ask for at most {len(labels):,} (or 0: all)")
     keep = np.random.default_rng(seed).permutation(len(labels))[:subset] if subset else np.arange(len(labels))
     blobs = [jpeg[offsets[i]:offsets[i + 1]] for i in keep]
     def one_size(shapes):

@@ -362,6 +362,9 @@ def _record_problem(r) -> str|None:
     if lacks := [k for k in ("method", "labels", "seed") if k not in r]: return f"lacks {lacks[0]!r}"
     if odd := [k for k in ("labels", "seed") if not (is_number(r[k]) and float(r[k]).is_integer())]: return f"has {odd[0]} {r[odd[0]]!r}, not a whole number"
     if odd := [k for k in METRICS if k in r and not is_number(r[k])]: return f"has {odd[0]} {r[odd[0]]!r}, not a number"
+    if not isinstance(r["method"], str): return f"has method {r['method']!r}, not a method's name"
+    if r["labels"] < 1: return f"has labels {r['labels']!r}, fewer than one"
+    if r["seed"] < 0: return f"has seed {r['seed']!r}, below 0"
     return None
 
 def meta_problem(res:dict, # a part's result set

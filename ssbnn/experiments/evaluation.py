@@ -489,7 +489,12 @@ def _part_problem(res:dict) -> str|None:
     if not (is_number(k := meta["config"].get("ss_ensemble", 1)) and float(k).is_integer() and k >= 1):
         return f"has meta.config.ss_ensemble {k!r}, not a number of pretrainings"
     if not (isinstance(pre := meta.get("pretrained", []), (list, tuple)) and all(isinstance(p, dict) for p in pre)): return "has a meta.pretrained that is not a list of pretrainings"
+    if odd := [p for p in pre if not all(is_number(p.get(k)) for k in ("epochs", "batch_size"))]: return f"has a meta.pretrained entry {odd[0]!r} without its epochs and task size"
+    if not isinstance(meta["config"].get("pretrain"), dict): return "has no meta.config.pretrain, its pretraining's settings"
+    if not isinstance(meta.get("device"), str): return "has no meta.device, where it ran"
+    if not res["records"]: return "has no records"
     for r in res["records"]:
+        if "dataset" not in r: return f"has a record ({r['method']}, {r['labels']} labels, seed {r['seed']}) without its dataset"
         if r["method"] not in ms: return f"has a record of {r['method']!r}, which its meta.config's methods ({', '.join(ms)}) do not name"
         used = r.get("pretrainings", [])
         if not (isinstance(used, (list, tuple)) and all(isinstance(i, int) and 0 <= i < len(pre) for i in used)):
