@@ -486,6 +486,10 @@ def convert_main(argv=None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")                 # the warning says to convert, which this is doing
             try: SSBNN.load(old, device="cpu", **parts).save(a.new)
+            except ValueError as e:                        # the advice for the API (pass parts, or run this command) is not this command's
+                if "does not fit the parts given" not in str(e): raise
+                raise ValueError(f"{old} does not fit the parts of {'--like ' + a.like if a.like else 'the model its weights show'}: its weights have other shapes; pass the --like it was "
+                                 f"trained with ({', '.join(LIKE)}), or leave --like out to find it from the weights") from None
             except OSError as e: raise ValueError(f"{a.new} cannot be written ({e.strerror or e}); give a writable folder") from None
         print(f"ssbnn-convert: {old} -> {a.new} ({type(parts['encoder']).__name__}); load it with SSBNN.load({str(a.new)!r})")
     return status.code

@@ -81,6 +81,8 @@ class SSBNN:
         with seeded(seed):
             self.encoder = _build("encoder", encoder, DigitsCNN)
             self.head = _build("head", head, lambda: ProjectionHead(_dim(self.encoder)))
+        if None not in (d := getattr(self.encoder, "dim", None), i := getattr(self.head, "in_dim", None)) and d != i:
+            raise ValueError(f"the encoder gives {d} features but the head takes {i}; build the head for it, e.g. ProjectionHead({d})")
         self.augment = _check_augment(augment) if augment is not None else DigitsAugment()
         self.elbo = elbo if elbo is not None else ContrastiveELBO()
         self.posterior = posterior if posterior is not None else LaplacePosterior()

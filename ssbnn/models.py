@@ -56,7 +56,7 @@ class ProjectionHead(nn.Module):
         hidden = in_dim if hidden is None else _sizes(hidden=hidden)[0]
         self.net = nn.Sequential(nn.Linear(in_dim, hidden), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
                                  nn.Linear(hidden, out_dim))
-        self.out_dim = out_dim
+        self.in_dim, self.out_dim = in_dim, out_dim
 
     def forward(self, h:Tensor) -> Tensor:
         "Map encoder features `(B,in_dim)` to unit vectors `(B,out_dim)`."

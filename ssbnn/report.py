@@ -375,6 +375,7 @@ def meta_problem(res:dict, # a part's result set
     meta = res.get("meta")
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict): return f"has no meta.config, {settings}"
     if odd := [k for k in times if not is_number(meta.get(k))]: return f"has meta.{odd[0]} {meta.get(odd[0])!r}, not a number"
+    if (n := meta.get("runs_planned")) is not None and not (is_number(n) and float(n).is_integer() and n >= 0): return f"has meta.runs_planned {n!r}, not a number of runs"
     return None
 
 def read_parts(folders:list, # result folders, each holding the results.json of one part

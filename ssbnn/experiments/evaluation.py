@@ -4,7 +4,7 @@
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #5b662062
 from __future__ import annotations
-import json, time, warnings
+import json, time, warnings, zipfile
 from collections import defaultdict
 from dataclasses import dataclass, field, asdict, replace
 from typing import ClassVar
@@ -120,10 +120,14 @@ def save_predictions(path, probs:dict, # `predict_all`'s probabilities (N,C) by 
 
 def load_predictions(path) -> tuple[dict, Tensor, str]:
     "`save_predictions`' file as (probabilities (N,C) float64 by set, each row renormalised; labels; the images' SHA-256)."
-    with np.load(path) as f:
-        logs = {k: f[k] for k in f.files if k not in ("y", "images")}            # each array decompressed once
-        probs = {k: torch.from_numpy(-(a / BYTE_SCALE) ** 2 if a.dtype == np.uint8 else a.astype(np.float64)).exp() for k, a in logs.items()}
-        return {k: p / p.sum(1, keepdim=True) for k, p in probs.items()}, torch.from_numpy(f["y"]), str(f["images"])
+    try:
+        with np.load(path) as f:
+            logs = {k: f[k] for k in f.files if k not in ("y", "images")}        # each array decompressed once
+            probs = {k: torch.from_numpy(-(a / BYTE_SCALE) ** 2 if a.dtype == np.uint8 else a.astype(np.float64)).exp() for k, a in logs.items()}
+            return {k: p / p.sum(1, keepdim=True) for k, p in probs.items()}, torch.from_numpy(f["y"]), str(f["images"])
+    except (OSError, ValueError, KeyError, EOFError, TypeError, IndexError, RuntimeError, zipfile.BadZipFile) as e:   # numpy's advice to unpickle is not ours
+        why = "it is no .npz of arrays" if "pickle" in str(e) else str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{path} is not a file of kept predictions ({why}); keep the files save_predictions wrote, copied whole") from None
 
 # %% ../../nbs/experiments/03_evaluation.ipynb #88764f7d
 POOLED = ("ss-bnn", "ss-map", "ss-bnn-ensemble")   # methods that fit readouts on SS-BNNs pretrained once per run (SS-BNN* pretrains per subset)
@@ -512,7 +516,7 @@ def merge_evaluations(results:list[dict],
     images.pop("dataset", None)
     parts = [_renumbered(r, pretrained) for r in results]
     _one_recipe(pretrained, results)
-    made = ensembles_of_parts(parts, predictions, pretrained, results[0]["meta"]["config"].get("ss_ensemble", 3)) if predictions else []
+    made = ensembles_of_parts(parts, predictions, pretrained, int(results[0]["meta"]["config"].get("ss_ensemble", 3))) if predictions else []
     out = merge_results(_paired(parts, pretrained), ("method", "labels", "seed"), _eval_protocol)
     clash = {_run(r) for r in out["records"]} & {_run(r) for r in made}
     if clash: raise ValueError(f"a part holds the run {', '.join(map(str, min(clash)))} already; form that ensemble in one place")
