@@ -87,11 +87,11 @@ def _part_problem(r) -> str|None:
     if not (isinstance(r, dict) and isinstance(r.get("rho"), dict)) or any(k not in r for k in (*SHARED, "interval", "device")):
         return "written since 2026-11-26? It has no rho values, pairs' hash or interval"
     if not isinstance(r["device"], str): return f"its device {r['device']!r} is not a device's name"
-    rho_in_range = lambda v: number(v) and math.isfinite(v) and 0 < v <= 1
+    rho_in_range = lambda v: number(v) and math.isfinite(v) and 0 <= v <= 1 + 1e-6   # a probability, as `plot_kde` checks it
     for name, groups in r["rho"].items():
         if name not in PRIORS.values(): return f"it scored the unknown prior {name!r} (priors: {', '.join(PRIORS.values())})"
         if not (isinstance(groups, dict) and sorted(groups) == sorted(GROUPS) and all(isinstance(v, list) and all(map(rho_in_range, v)) for v in groups.values())):
-            return f"its {name!r} rho values are not a list of numbers in (0, 1] for each group of pairs ({', '.join(GROUPS)})"
+            return f"its {name!r} rho values are not a list of numbers in [0, 1] for each group of pairs ({', '.join(GROUPS)})"
         if any(len(v) != r["pairs_per_group"] for v in groups.values()): return f"its {name!r} rho values are not {r['pairs_per_group']!r} a group, as its pairs_per_group says"
         if not (isinstance(r.get(name), dict) and number(r[name].get("alpha"))): return f"it has no alpha for the {name!r} prior"
     return None

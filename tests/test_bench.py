@@ -824,9 +824,10 @@ def test_gpu_pieces_salvage_ends_the_running_piece_and_returns_what_it_finished(
     r, out = _piece(tmp_path, "salvage", SALVAGE_WAIT="0")                   # not ended in time: its finished runs, as they are
     assert "did not end within 0 s" in r.stdout and len(_comes_back(out)) == 6, r.stdout
     r, out = _piece(tmp_path, "queue", "laplace", "SEEDS=2 LABEL_SEEDS=3 evaluate", "rho", **env)   # the first ends before the salvage
-    for _ in range(100):
-        if (tmp_path / "keep" / "queue" / "status").exists(): break
-        time.sleep(0.2)
+    log = tmp_path / "keep" / "queue" / "log"
+    for _ in range(300):                                                      # this queue's second piece begun (not the last queue's status)
+        if log.exists() and "=== 2: SEEDS=2" in log.read_text(): break
+        time.sleep(0.1)
     time.sleep(1)
     r, out = _piece(tmp_path, "salvage")                                      # comes back first, as a wait would return it
     assert r.returncode == 0 and _comes_back(out) == ["laplace/laplace_predict.json"] and "1 of 3 pieces done, 1 returned" in r.stdout, r.stdout
@@ -1113,8 +1114,8 @@ def test_prior_parts_merge_and_a_hand_edited_part_is_named(tmp_path, capsys):
     for k, (edit, says) in enumerate(((lambda p: 5, "has no rho values"), (lambda p: {**p, "rho": {"BNN, gaussian": {}}}, "are not a list of numbers"),
                                       (lambda p: {**p, "rho": 5}, "has no rho values"), (lambda p: {k: v for k, v in p.items() if k != "interval"}, "interval"),
                                       (lambda p: {**p, "BNN, gaussian": {}}, "has no alpha for the 'BNN, gaussian' prior"),
-                                      (lambda p: {**p, "rho": {"BNN, gaussian": {**groups(1), "augmented": [-1, 0.8, 0.7]}}}, "are not a list of numbers in (0, 1]"),
-                                      (lambda p: {**p, "rho": {"BNN, gaussian": {**groups(1), "augmented": [float("nan"), 0.8, 0.7]}}}, "in (0, 1]"),
+                                      (lambda p: {**p, "rho": {"BNN, gaussian": {**groups(1), "augmented": [-1, 0.8, 0.7]}}}, "are not a list of numbers in [0, 1]"),
+                                      (lambda p: {**p, "rho": {"BNN, gaussian": {**groups(1), "augmented": [float("nan"), 0.8, 0.7]}}}, "in [0, 1]"),
                                       (lambda p: {**p, "rho": {"BNN, gaussian": {"foo": [0.5] * 3}}}, "for each group of pairs (augmented, same class"),
                                       (lambda p: {**p, "rho": {"BNN, gaussian": {**groups(1), "augmented": [0.5]}}}, "are not 3 a group, as its pairs_per_group says"),
                                       (lambda p: {**p, "rho": {"BNN, gauss": groups(1)}}, "scored the unknown prior 'BNN, gauss'"),
