@@ -289,6 +289,7 @@ def evaluate_main(argv=None) -> int:
         get_device(a.device)
         names_of = lambda s: tuple(m.strip() for m in s.split(",") if m.strip())
         names = tuple(CORRUPTIONS) if a.corruptions == "all" else () if a.corruptions == "none" else names_of(a.corruptions)
+        if a.corruptions not in ("all", "none") and not names: raise ValueError(f"--corruptions {a.corruptions!r} names none; give 'all', 'none' or names from {', '.join(CORRUPTIONS)}")
         kw = dict(seeds=a.seeds, seed=a.seed, methods=names_of(a.methods), ensemble=a.ensemble, ss_ensemble=a.ss_ensemble,
                   pretrain_seeds=a.pretrain_seeds, corruptions=names, ood=a.ood, keep_predictions=names_of(a.keep_predictions),
                   **({"budgets": tuple(a.budgets)} if a.budgets else {}))
@@ -343,9 +344,9 @@ def pretrain_parser() -> argparse.ArgumentParser:
     p.add_argument("--features", action="store_true", help="when pretraining is done, also write the train/val/test features (float16, "
                    "files of at most 16 MiB) into OUT/features")
     p.add_argument("--star-labels", type=number_arg(int, low=0), default=0, help="pretrain SS-BNN* with this many labels (default 0: SS-BNN)")
-    p.add_argument("--tau-p", type=number_arg(float), default=None, help=f"the SS-BNN's W^c prior N(0, 1/tau_p^2) (default {RECIPE_TAU_P:g}, "
+    p.add_argument("--tau-p", type=number_arg(float, low=1e-3, high=1e3), default=None, help=f"the SS-BNN's W^c prior N(0, 1/tau_p^2) (default {RECIPE_TAU_P:g}, "
                    f"chosen by the H100 sweep of experiments/cifar; the paper's: {PAPER_TAU_P:g})")
-    p.add_argument("--ntxent-tau", type=number_arg(float), default=None, help="pretrain SimCLR instead, with NT-Xent at this temperature "
+    p.add_argument("--ntxent-tau", type=number_arg(float, low=0.01, high=10), default=None, help="pretrain SimCLR instead, with NT-Xent at this temperature "
                    "(the paper's SimCLR baseline: 0.45), e.g. for the active-learning comparison")
     p.add_argument("--eval", type=number_arg(int, low=1), default=EVAL_IMAGES, help=f"with --archive: held-out evaluation images "
                    f"(default {EVAL_IMAGES}, as ssbnn-evaluate; the same images whatever --seed)")

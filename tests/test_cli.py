@@ -74,7 +74,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, expect):
 def test_evaluate_help_and_bad_input(tmp_path):
     code, out, _ = call(evaluate_main, "--help")                    # the console script runs in test_evaluate_short_digits_run
     assert code == 0 and "--methods" in out and "--corruptions" in out
-    for args, expect in ((["--methods", "map,bayes"], "unknown method"), (["--corruptions", "rain"], "unknown corruption"),
+    for args, expect in ((["--methods", "map,bayes"], "unknown method"), (["--corruptions", "rain"], "unknown corruption"), (["--corruptions", ","], "--corruptions ',' names none; give 'all', 'none' or names"),
                          (["--pretrain-seeds", "0"], "--pretrain-seeds: must be a whole number ≥ 1"),
                          (["--data", "cifar10", "--archive", str(tmp_path / "a.npz"), "--model", str(tmp_path / "m"), "--epochs", "5",
                            "--methods", "ss-bnn,map"], "--epochs with --model sets only SS-BNN*'s pretraining"),
