@@ -66,9 +66,8 @@ def main(argv=None):
     from ssbnn.experiments.active import ActiveConfig
     for budget in (a.budget, a.ensemble_budget or a.budget):                   # the protocol's own check, before any work
         guarded(PROG, lambda: ActiveConfig(initial=a.initial, step=a.step, budget=budget).rounds())
-    from ssbnn._utils import environment
     device = check_device(PROG, a.device)
-    out = claimed(a.out or Path(__file__).parent / "results" / f"active_cifar10_{device_tag(environment(device)['device'])}_{a.epochs:g}ep")
+    out = claimed(a.out or Path(__file__).parent / "results" / f"active_cifar10_{device_tag(device)}_{a.epochs:g}ep")
 
     from common import cifar_splits
     from ssbnn.train import PretrainConfig
@@ -181,22 +180,23 @@ def merge(folders:list, out:Path|None):
     from ssbnn.experiments.active import merge_active
     from ssbnn.experiments.active import active_table, gain_table
     from ssbnn.report import release_folder
-    cannot = lambda e: fail(PROG, f"cannot merge {', '.join(map(str, folders))}: " + (f"a part lacks {e}; give result folders of active_cifar.py"
-                                                                                      if isinstance(e, KeyError) else f"{e}"))
+    def cannot(e, doing="read"):
+        "A hand-edited part, said in one line: a field it lacks, a check it fails, or what failed as it was read or reported."
+        why = f"a part lacks {e}" if isinstance(e, KeyError) else str(e) if isinstance(e, ValueError) else f"a part cannot be {doing} ({type(e).__name__}: {e})"
+        fail(PROG, f"cannot merge {', '.join(map(str, folders))}: {why}" + ("" if isinstance(e, ValueError) else "; give result folders of active_cifar.py"))
     try:
         parts = read_parts(folders, out, partial="partial.json")                # a part cut off gives its finished runs
         result = merge_active(parts)                                            # which checks each part first
         one_recipe(parts)
         active_table(result["records"]), gain_table(result["records"])          # every record scored: tried before the folder is claimed
-    except (ValueError, KeyError) as e: cannot(e)
-    except (TypeError, AttributeError) as e: cannot(f"a part cannot be read ({type(e).__name__}: {e}); give result folders of active_cifar.py")
+    except (ValueError, KeyError, TypeError, AttributeError) as e: cannot(e)
     existed = Path(out).exists()
     claimed(out)
     result["meta"]["command"] = "python bench/active_cifar.py --merge " + " ".join(map(str, folders)) + f" --out {out}"
     try: report(result, out)
     except (ValueError, KeyError, TypeError, AttributeError) as e:              # a hand-edited part the checks let through
         release_folder(out, existed)                                            # the claim undone: no folder holding only its mark
-        cannot(e if isinstance(e, KeyError) else f"a part cannot be reported ({type(e).__name__}: {e}); give result folders of active_cifar.py")
+        cannot(e, "reported")
 
 
 if __name__ == "__main__":

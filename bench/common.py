@@ -21,6 +21,12 @@ def number(kind=int, **limits):
     return number_arg(kind, **limits)
 
 
+def seed_arg():
+    "The argparse type of a --seed: a whole number that torch, NumPy and scikit-learn all take (`ssbnn._utils.SEED_LIMITS`)."
+    from ssbnn._utils import SEED_LIMITS
+    return number(int, **SEED_LIMITS)
+
+
 def epochs_arg():
     "The argparse type of a pretraining's --epochs: `PretrainConfig`'s own limits."
     from ssbnn.train import PretrainConfig
@@ -116,8 +122,11 @@ def out_folder(prog:str, path, flag:str="--out"):
     return path
 
 
-def device_tag(device:str) -> str:
-    "A record file's device from `ssbnn._utils.environment`'s name: a GPU's model ('H100' of 'NVIDIA H100 80GB HBM3'), else 'cpu' or 'mps'."
+def device_tag(device) -> str:
+    "A record file's device from a torch device or `ssbnn._utils.environment`'s name of it: a GPU's model ('H100' of 'NVIDIA H100 80GB HBM3'), else 'cpu' or 'mps'."
+    if not isinstance(device, str):
+        from ssbnn._utils import environment
+        device = environment(device)["device"]
     words = device.split() or ["cpu"]
     return words[0] if words[0] in ("cpu", "mps") or len(words) == 1 else words[1]
 

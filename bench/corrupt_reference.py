@@ -120,14 +120,13 @@ def severities(text:str) -> list[int]:
 
 
 def main(argv=None):
-    from common import parser, number                     # run as a script: bench/ is on the path
-    from ssbnn._utils import SEED_LIMITS
+    from common import parser, number, seed_arg           # run as a script: bench/ is on the path
     p = parser(__doc__)                                   # one-line errors, exit status 2, as every script here
     p.add_argument("--script", type=Path, required=True, help="make_cifar_c.py, with the frost photographs beside it")
     p.add_argument("--archive", type=Path, help="packed-JPEG CIFAR-10 archive (default: synthetic images)")
     p.add_argument("--images", type=number(int), default=100, help="images per corruption and severity")
     p.add_argument("--severities", type=severities, default="1,2,3,4,5", help="comma-separated, each 1 to 5 (default all five)")
-    p.add_argument("--seed", type=number(int, **SEED_LIMITS), default=0)
+    p.add_argument("--seed", type=seed_arg(), default=0)
     p.add_argument("--out", type=Path, help="JSON record")
     p.add_argument("--fixture", type=Path, help="also save 4 images and the script's outputs here (.npz): all 4 at severity 5, 2 at 1-4")
     a = p.parse_args(argv)

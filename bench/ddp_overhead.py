@@ -79,8 +79,7 @@ def main(argv=None):
     check_path(prog, "--archive", a.archive, folder=False)
     nprocs = [n.strip() for n in a.gpus.split(",") if n.strip()]
     if not nprocs or not all(n.isdigit() and int(n) > 0 for n in nprocs): fail(prog, f"--gpus {a.gpus}: give process counts, e.g. 1 or 1,2,4")
-    from ssbnn._utils import environment
-    name = f"ddp_overhead_{device_tag(environment(check_device(prog, a.device))['device'])}.json"
+    name = f"ddp_overhead_{device_tag(check_device(prog, a.device))}.json"
     out = out_file(prog, a.out or Path(__file__).parent / "results" / name)     # before any work: a user's file is never replaced
     from ssbnn.train import local_batch
     nprocs = [int(n) for n in nprocs]

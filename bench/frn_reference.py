@@ -46,12 +46,11 @@ def reference(activation:str):
 
 
 def main(argv=None):
-    from common import parser, number                     # run as a script: bench/ is on the path
-    from ssbnn._utils import SEED_LIMITS
+    from common import parser, number, seed_arg           # run as a script: bench/ is on the path
     p = parser(__doc__)                                   # one-line errors, exit status 2, as every script here
     p.add_argument("--images", type=number(int), default=64, help="random images (standard normal, as normalised images are)")
     p.add_argument("--var", type=number(float), default=0.2, help="prior variance of every parameter (the paper's 1/5)")
-    p.add_argument("--seed", type=number(int, **SEED_LIMITS), default=0)
+    p.add_argument("--seed", type=seed_arg(), default=0)
     p.add_argument("--out", type=Path, help="JSON record")
     p.add_argument("--fixture", type=Path, help="also save the draws' recipe, 4 images and the reference's logits here (.npz)")
     a = p.parse_args(argv)

@@ -205,8 +205,7 @@ def train(data, epochs:int=50, batch_size:int=1000, lr:float|None=None, weight_d
 
 
 def main(argv=None):
-    from common import parser, number                     # run as a script: bench/ is on the path
-    from ssbnn._utils import SEED_LIMITS
+    from common import parser, number, seed_arg           # run as a script: bench/ is on the path
     p = parser(__doc__)                                   # one-line errors, exit status 2, as every script here
     p.add_argument("--archive", type=Path, required=True, help="packed-JPEG archive of the CIFAR-10 training images")
     p.add_argument("--epochs", type=number(int), default=50)
@@ -221,7 +220,7 @@ def main(argv=None):
     p.add_argument("--knn-every", type=number(int), default=10, help="epochs between kNN evaluations (default 10)")
     p.add_argument("--workers", type=number(int, low=0), default=None, help="DataLoader workers for the transforms (default: the CPUs, at most 16)")
     p.add_argument("--amp", action=argparse.BooleanOptionalAction, default=True, help="bf16 autocast on CUDA (default on)")
-    p.add_argument("--seed", type=number(int, **SEED_LIMITS), default=0)
+    p.add_argument("--seed", type=seed_arg(), default=0)
     p.add_argument("--device", default="auto")
     p.add_argument("--eval", type=number(int), default=5000, help="held-out evaluation images (default 5000)")
     p.add_argument("--val", type=number(int), default=1000, help="held-out validation images, left out as ssbnn leaves them (default 1000)")

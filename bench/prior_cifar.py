@@ -158,16 +158,16 @@ def main(argv=None):
     if a.model and "self-supervised" not in a.priors: p.error("--model is the self-supervised prior's encoder: add self-supervised to --priors")
     check_path(PROG, "--archive", a.archive, folder=False); check_path(PROG, "--model", a.model)
     device = check_device(PROG, a.device)
-    from ssbnn._utils import environment
     from common import device_tag
     part = "" if len(a.priors) == len(PRIORS) else "_" + "+".join(a.priors)      # a part is not named as the whole table
-    out = check_figure(out_file(PROG, a.out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(environment(device)['device'])}{part}.json"))
+    out = check_figure(out_file(PROG, a.out or Path(__file__).parent / "results" / f"prior_cifar10_{device_tag(device)}{part}.json"))
 
     import torch
     from ssbnn.experiments.cifar import cifar_ssbnn
     from ssbnn.cli import load_model, archive_data, check_unseen
     from ssbnn.augment import SimCLRAugment
     from ssbnn.train import PretrainConfig
+    from ssbnn._utils import environment
     from ssbnn.prior import GROUPS, make_pairs, rho_linear, rho_network
     from ssbnn.models import ResNet20FRN
 
