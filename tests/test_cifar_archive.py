@@ -86,7 +86,7 @@ def test_peer_simclr_runs_on_the_same_splits_as_ssbnn(tmp_path):
     res = json.loads((tmp_path / "peer.json").read_text())
     assert (res["train_images"], res["eval_images"], res["steps"], res["workers"]) == (280, 80, 4, 1)   # ssbnn's splits of 400
     assert 0 <= res["knn_accuracy"] <= 1 and res["history"][0]["loss"] > 0 and res["device"].split()[0] == "cpu"
-    for bad, says in [(["--epochs", "0"], "--epochs must be at least 1, not 0"), (["--batch-size", "500"], "larger than the 280"),
+    for bad, says in [(["--epochs", "0"], "--epochs: must be a whole number > 0, got 0"), (["--batch-size", "500"], "larger than the 280"),
                       (["--device", "gpu"], "unknown device 'gpu'")]:
         r = subprocess.run(cmd + bad, capture_output=True, text=True, timeout=600)
         assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and says in r.stderr, (bad, r.stderr)
