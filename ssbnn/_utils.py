@@ -13,9 +13,9 @@ import torch
 __all__ = ['SEED_LIMITS', 'STOP_SIGNALS', 'REBUILDABLE', 'get_device', 'warn_user', 'as_option', 'check_fields', 'is_number',
            'check_number', 'check_seed', 'check_generator', 'check_limits', 'Terminated', 'deferred_interrupt',
            'one_interrupt', 'termination_requests', 'pid_alive', 'remove_stale_temps', 'atomic_write', 'state_digest',
-           'save_checkpoint', 'load_checkpoint', 'file_sha256', 'recover_folder', 'atomic_folder', 'rebuildable',
-           'to_spec', 'from_spec', 'part_spec', 'spec_text', 'split_tensors', 'join_tensors', 'seeded', 'rng_state',
-           'set_rng_state', 'batch_count', 'shuffled_batches', 'environment']
+           'WeightsMismatch', 'save_checkpoint', 'load_checkpoint', 'file_sha256', 'recover_folder', 'atomic_folder',
+           'rebuildable', 'to_spec', 'from_spec', 'part_spec', 'spec_text', 'split_tensors', 'join_tensors', 'seeded',
+           'rng_state', 'set_rng_state', 'batch_count', 'shuffled_batches', 'environment']
 
 # %% ../nbs/00_utils.ipynb #1ff9d6ef
 def get_device(device="auto") -> torch.device:
@@ -216,6 +216,9 @@ def state_digest(state) -> str:
         else: h.update(repr(o).encode())
     walk(state, "")
     return h.hexdigest()
+
+class WeightsMismatch(ValueError):
+    "Saved weights that do not fit the parts they are loaded into; a ValueError, caught by a caller whose advice differs (`ssbnn-convert`)."
 
 def save_checkpoint(path, state:dict):
     "Write `state` and its digest to `path` atomically with `torch.save`."

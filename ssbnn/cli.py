@@ -8,7 +8,7 @@ import argparse, contextlib, json, pickle, shutil, sys, warnings, zipfile
 from pathlib import Path
 import torch
 from fastcore.docments import docments
-from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint, Terminated
+from ._utils import get_device, atomic_write, check_number, one_interrupt, environment, load_checkpoint, Terminated, WeightsMismatch
 from .data import ImageSplits, parse_budget, labelled_subset, load_cifar_splits, archive_splits, load_svhn, data_fingerprint
 from .train import PretrainConfig, TensorBoardLog, ResumeError
 from .features import KNNMonitor, save_features
@@ -487,8 +487,7 @@ def convert_main(argv=None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")                 # the warning says to convert, which this is doing
             try: SSBNN.load(old, device="cpu", **parts).save(a.new)
-            except ValueError as e:                        # the advice for the API (pass parts, or run this command) is not this command's
-                if "does not fit the parts given" not in str(e): raise
+            except WeightsMismatch:                        # the advice for the API (pass parts, or run this command) is not this command's
                 raise ValueError(f"{old} does not fit the parts of {'--like ' + a.like if a.like else 'the model its weights show'}: its weights have other shapes; pass the --like it was "
                                  f"trained with ({', '.join(LIKE)}), or leave --like out to find it from the weights") from None
             except OSError as e: raise ValueError(f"{a.new} cannot be written ({e.strerror or e}); give a writable folder") from None

@@ -13,7 +13,7 @@ from torch import nn, Tensor
 from fastcore.basics import patch
 from safetensors import SafetensorError
 from safetensors.torch import save_file, load_file
-from ._utils import (warn_user, get_device, check_fields, check_number, load_checkpoint, seeded, atomic_folder,
+from ._utils import (warn_user, get_device, check_fields, check_number, load_checkpoint, seeded, atomic_folder, WeightsMismatch,
                           recover_folder, file_sha256, to_spec, from_spec, part_spec, split_tensors, join_tensors)
 from .data import check_images, check_labelled, labelled_subset, load_digits_splits, data_fingerprint
 from .augment import DigitsAugment
@@ -417,7 +417,7 @@ def _load_single_file(cls, path:Path, device, parts:dict) -> SSBNN:
     try:
         for name in ("encoder", "head", "elbo"): getattr(model, name).load_state_dict(s[name])
     except RuntimeError as e:
-        raise ValueError(f"{path} does not fit the parts given ({str(e).splitlines()[0]}); pass the parts it was trained "
+        raise WeightsMismatch(f"{path} does not fit the parts given ({str(e).splitlines()[0]}); pass the parts it was trained "
                          f"with, e.g. SSBNN.load(path, **cifar_ssbnn().parts()), or convert it with ssbnn-convert") from None
     for k, read in (("stats", lambda v: None if v is None else tuple(t.to(model.device) for t in v)), ("history", list),
                     ("posterior", lambda v: posterior_from_state(v, model.device))):

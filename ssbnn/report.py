@@ -356,12 +356,20 @@ def _cut_off(path:Path) -> dict:
     if planned is not None and len(recs) >= planned: return result            # every run finished
     return {**result, "meta": {**saved["meta"], "cut_off": {"folder": path.parent.name, "runs": len(recs), "of": planned}}}
 
+_PLAUSIBLE = {100: ((0., 1.), "not a share in [0, 1]"), 1: ((0., math.inf), "not a finite number ≥ 0")}   # by METRICS' scale: a % or an NLL
+
+def _plausible(metric:str, value:float) -> bool:
+    "Whether a record's `value` of `metric` is one ssbnn can have written: a share shown in % lies in [0, 1], an NLL is finite and ≥ 0."
+    lo, hi = _PLAUSIBLE[METRICS[metric][1]][0]
+    return math.isfinite(value) and lo <= value <= hi
+
 def _record_problem(r) -> str|None:
     "What is wrong with a saved run's record `r` (not a dict, a key missing, a metric that is no number), or None."
     if not isinstance(r, dict): return "is not a record"
     if lacks := [k for k in ("method", "labels", "seed") if k not in r]: return f"lacks {lacks[0]!r}"
     if odd := [k for k in ("labels", "seed") if not (is_number(r[k]) and float(r[k]).is_integer())]: return f"has {odd[0]} {r[odd[0]]!r}, not a whole number"
     if odd := [k for k in METRICS if k in r and not is_number(r[k])]: return f"has {odd[0]} {r[odd[0]]!r}, not a number"
+    if odd := [k for k in METRICS if k in r and not _plausible(k, r[k])]: return f"has {odd[0]} {r[odd[0]]!r}, {_PLAUSIBLE[METRICS[odd[0]][1]][1]}"
     if not isinstance(r["method"], str): return f"has method {r['method']!r}, not a method's name"
     if r["labels"] < 1: return f"has labels {r['labels']!r}, fewer than one"
     if r["seed"] < 0: return f"has seed {r['seed']!r}, below 0"
@@ -375,6 +383,7 @@ def meta_problem(res:dict, # a part's result set
     meta = res.get("meta")
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict): return f"has no meta.config, {settings}"
     if odd := [k for k in times if not is_number(meta.get(k))]: return f"has meta.{odd[0]} {meta.get(odd[0])!r}, not a number"
+    if odd := [k for k in times if not (math.isfinite(meta[k]) and meta[k] >= 0)]: return f"has meta.{odd[0]} {meta[odd[0]]!r}, not a time in seconds"
     if (n := meta.get("runs_planned")) is not None and not (is_number(n) and float(n).is_integer() and n >= 0): return f"has meta.runs_planned {n!r}, not a number of runs"
     return None
 

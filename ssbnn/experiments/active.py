@@ -407,12 +407,21 @@ def _protocol(meta:dict) -> dict:
     "What the parts of one experiment must share: the data, the starting and validation sets' sizes, the step."
     return {**{k: meta[k] for k in ("dataset", "pool", "eval_images")}, **{k: meta["config"][k] for k in ("initial", "val", "step")}}
 
+def _acquisition_order(order, pool:int) -> bool:
+    "Whether `order` is what a run's acquisitions are: a list of distinct whole-number indices into a pool of `pool` images."
+    return isinstance(order, list) and all(type(i) is int and 0 <= i < pool for i in order) and len(set(order)) == len(order)
+
 def _part_problem(res:dict) -> str|None:
     "What keeps an active-learning result set from merging (a hand-edited or foreign file), or None: its meta, methods, acquisitions and times."
     if bad := meta_problem(res, "the experiment's settings"): return bad
     meta = res["meta"]
     if not isinstance(meta.get("methods"), dict): return "has no meta.methods, the map from each method to how it acquires"
     if not isinstance(res.get("acquired"), dict): return "has no acquired, the map from each run to the images it labelled"
+    if lacks := [f"meta.{k}" for k in ("dataset", "pool", "eval_images") if k not in meta] + [f"meta.config.{k}" for k in ("initial", "val", "step") if k not in meta["config"]]:
+        return f"has no {lacks[0]}, which the parts of one experiment share"
+    if not (isinstance(pool := meta["pool"], int) and pool >= 1): return f"has meta.pool {pool!r}, not a number of images"
+    if odd := [k for k, v in res["acquired"].items() if not _acquisition_order(v, pool)]:
+        return f"has acquired[{odd[0]!r}] that is not a list of distinct indices into its pool of {pool} images"
     made = meta.get("pretraining") or {}
     if not (isinstance(made, dict) and all(isinstance(v, dict) for v in made.values())): return "has a meta.pretraining that is not a map from encoder to recipe"
     return None

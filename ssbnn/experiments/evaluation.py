@@ -492,6 +492,7 @@ def _part_problem(res:dict) -> str|None:
     if odd := [m for m in ms if m not in names]: return f"names the unknown method {odd[0]!r} in meta.config (methods: {', '.join(names)})"
     if not (is_number(k := meta["config"].get("ss_ensemble", 1)) and float(k).is_integer() and k >= 1):
         return f"has meta.config.ss_ensemble {k!r}, not a number of pretrainings"
+    if k > (most := EvalConfig.LIMITS["ss_ensemble"]["high"]): return f"has meta.config.ss_ensemble {k!r}, more pretrainings than an evaluation takes ({most})"
     if not (isinstance(pre := meta.get("pretrained", []), (list, tuple)) and all(isinstance(p, dict) for p in pre)): return "has a meta.pretrained that is not a list of pretrainings"
     if odd := [p for p in pre if not all(is_number(p.get(k)) for k in ("epochs", "batch_size"))]: return f"has a meta.pretrained entry {odd[0]!r} without its epochs and task size"
     if not isinstance(meta["config"].get("pretrain"), dict): return "has no meta.config.pretrain, its pretraining's settings"
