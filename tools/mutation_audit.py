@@ -22,7 +22,8 @@ and 2 for 1 more and 2 rewritten (one part) and 1 for 1 more and 1 for 1 more wi
 rewritten and 1 for 1 more (each one part), and 62 for the 43 of its tenth with the 16 it rewrote (nine parts, at most
 two at once; 2 removed with the redundant checks they mutated), and 19 for the 6 of 2026-11-29 with the 1 it rewrote
 (one part, beside two reviews) and 15 for its 13 more (two parts; one survivor, its test mended and re-run)
-and 8 for 3 more (one part): 798 minutes of runs in all for the 1155.
+and 8 for 3 more (one part), and 4 for the 13 of 2026-11-29's second session with 4 for the 1 it rewrote (two
+parts, one at a time): 806 minutes of runs in all for the 1168.
 `tests/test_mutants.py` checks that every mutant still applies to the notebooks as they are, so the list cannot
 quietly go stale.
 """
