@@ -6,7 +6,7 @@
 from __future__ import annotations
 from dataclasses import replace, asdict
 from typing import Callable
-import copy, hashlib, json, os, tempfile, warnings, weakref
+import copy, hashlib, json, os, shutil, tempfile, warnings, weakref
 from pathlib import Path
 import torch
 from torch import nn, Tensor
@@ -295,6 +295,7 @@ def save(self:SSBNN, path, # a folder: created, or replaced if it holds an earli
         cfg["files"] = {name: file_sha256(tmp/name) for name in files}
         (tmp/"config.json").write_text(json.dumps(cfg, indent=1))
         (tmp/"README.md").write_text(_model_card(cfg))
+        for name in files: shutil.copymode(tmp/"config.json", tmp/name)   # safetensors writes 0600 whatever the umask (safetensors#782)
     return atomic_folder(path, write)
 
 # %% ../nbs/13_core.ipynb #e72b7e15

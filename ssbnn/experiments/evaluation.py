@@ -212,7 +212,7 @@ def _pretrained(setup:Setup, cfg:EvalConfig, progress:bool, pretrained=None, che
     "The pretrained SS-BNNs: the given ones, or `cfg.pretrainings()` pretrained here with seeds seed, seed+1, ...; the first resumes from `checkpoint`."
     if pretrained: return list(pretrained)
     return [setup.make_ssbnn(cfg.seed + j).pretrain(setup.data.x_train, replace(setup.pretrain, seed=cfg.seed + j), progress=progress,
-                                                    checkpoint=checkpoint if j == 0 else None)
+                                                    checkpoint=checkpoint if j == 0 else None, data_name=setup.data.name)
             for j in range(cfg.pretrainings()[0])]
 
 def _recipe(config:PretrainConfig|None) -> dict:
