@@ -33,6 +33,28 @@ def test_every_module_has_a_place():
     assert sorted(_modules()) == sorted(ORDER)
 
 
+def _listed(entries) -> list[str]:
+    "The notebooks a sidebar's entries list, in order (a section's page, then its contents)."
+    out = []
+    for e in entries:
+        if isinstance(e, str): out.append(e)
+        else: out += ([e["href"]] if "href" in e else []) + _listed(e.get("contents", []))
+    return out
+
+
+def test_the_sidebar_lists_every_notebook_once_in_the_order_data_flows():
+    "nbs/sidebar.yml is kept by hand (custom_sidebar): no notebook missing or twice, the modules' pages in ORDER."
+    import yaml
+    assert re.search(r"^custom_sidebar\s*=\s*True", (ROOT / "settings.ini").read_text(), re.M), "nbdev would overwrite nbs/sidebar.yml"
+    listed = _listed(yaml.safe_load((ROOT / "nbs" / "sidebar.yml").read_text())["website"]["sidebar"]["contents"])
+    nbs = sorted(p.relative_to(ROOT / "nbs").as_posix() for p in (ROOT / "nbs").rglob("*.ipynb")
+                 if not any(s.startswith((".", "_")) for s in p.relative_to(ROOT / "nbs").parts))
+    assert sorted(listed) == nbs, f"missing: {sorted(set(nbs) - set(listed))}; not notebooks or listed twice: {sorted(set(listed) - set(nbs)) or listed}"
+    exp = {nb: m[1] for nb in listed if (m := re.search(r"#\|\s*default_exp\s+([\w.]+)", (ROOT / "nbs" / nb).read_text()))}
+    mods = [exp[nb] for nb in listed if nb in exp]
+    assert mods == sorted(mods, key=ORDER.index), f"the sidebar's modules {mods} are not in the order data flows {ORDER}"
+
+
 def test_imports_run_down_the_data_path():
     bad = [f"{name} imports {mod}" for name, tree in _modules().items() for mod, _ in _imports(name, tree)
            if mod in ORDER and ORDER.index(mod) >= ORDER.index(name)]

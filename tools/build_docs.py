@@ -1,7 +1,7 @@
 """`make docs`: the documentation site without Quarto.
 
-nbdev processes the notebooks exactly as `nbdev_docs` would (show_doc blocks, hidden and flagged cells, backtick links,
-the sidebar) into `_proc/`; then `smalldocs`, a pure-Python renderer of `_quarto.yml` projects, renders that project
+nbdev processes the notebooks exactly as `nbdev_docs` would (show_doc blocks, hidden and flagged cells, backtick links;
+the sidebar is `nbs/sidebar.yml`, kept by hand in the order data flows) into `_proc/`; then `smalldocs`, a pure-Python renderer of `_quarto.yml` projects, renders that project
 into `_docs/`. Where Quarto is installed, `nbdev_docs` builds the hosted site from the same files (see
 .github/workflows/deploy.yaml). Pages keep their notebook names here (`04_elbo.html`); links that nbdev writes to the
 hosted pages (`https://<doc_host>/<baseurl>/elbo.html#...`) are pointed at the local pages so the site works offline.
@@ -83,7 +83,7 @@ def build(out:Path=ROOT / "_docs", strict:bool=True) -> Path:
     if importlib.util.find_spec("smalldocs") is None:
         raise SystemExit("make docs: smalldocs is not installed (it needs Python >= 3.11): pip install smalldocs, or nbdev_docs with Quarto")
     cfg = get_config()
-    nbdev_sidebar(force=True)
+    nbdev_sidebar()                             # writes nothing: nbs/sidebar.yml is kept by hand (custom_sidebar)
     proc = Path(proc_nbs(force=True))
     localise(proc, cfg.doc_host + cfg.doc_baseurl)
     r = subprocess.run([str(Path(sys.executable).parent / "smalldocs"), "render", "--quiet", str(proc)], capture_output=True, text=True)
