@@ -101,6 +101,24 @@ def test_saved_outputs_are_light_and_not_repeated():
     assert not twice, twice
 
 
+def test_saved_outputs_hold_no_progress_bar_frames():
+    "What a page shows of a progress bar is its last state, as in a terminal, not every frame ('\\r') it drew (tools/run_nbs.py settles them)."
+    framed = [f"{p.relative_to(ROOT)} cell {i}" for p in sorted((ROOT / "nbs").rglob("*.ipynb")) if ".ipynb_checkpoints" not in str(p)
+              for i, c in enumerate(json.loads(p.read_text())["cells"]) for o in c.get("outputs", [])
+              if o.get("output_type") == "stream" and "\r" in "".join(o["text"])]
+    assert not framed, f"progress-bar frames saved (re-run with tools/run_nbs.py): {framed}"
+
+
+def test_settle_progress_keeps_a_bars_last_state_and_drops_a_cleared_one():
+    import runpy
+    settle = runpy.run_path(str(ROOT / "tools" / "run_nbs.py"))["settle_progress"]
+    stream = lambda text, name="stderr": {"output_type": "stream", "name": name, "text": text}
+    nb = {"cells": [{"cell_type": "code", "outputs": [stream(["\rfit 0%\rfit 50%\rfit 100%\n", "done\n"]), stream("\rx 1\rx 2\r     \r"),
+                                                      stream(["plain\n"], "stdout")]}, {"cell_type": "markdown", "source": "text"}]}
+    assert settle(nb) == 2
+    assert nb["cells"][0]["outputs"] == [stream(["fit 100%\n", "done\n"]), stream(["plain\n"], "stdout")], nb["cells"][0]["outputs"]
+
+
 def test_run_nbs_replaces_every_run_cells_outputs_and_keeps_skipped_ones(tmp_path):
     "tools/run_nbs.py: a cell that now prints nothing loses its old output (execnb alone keeps it); a skipped cell keeps its saved one."
     import runpy

@@ -31,9 +31,24 @@ def run(path:Path, skip:set, also:set=frozenset()) -> float:
     t = time.time()
     with working_directory(path.parent):
         CaptureShell(path).run_all(nb, exc_stop=True, preproc=_skip)
-    shrink_pngs(nb)
+    shrink_pngs(nb); settle_progress(nb)
     write_nb(nb, path)
     return time.time() - t
+
+
+def settle_progress(nb) -> int:
+    "Keep what a terminal shows of each stream output: a line a progress bar rewrote ('\\r') as its last state; drop outputs left blank; returns how many changed."
+    n = 0
+    for c in nb["cells"]:
+        outs = []
+        for o in c.get("outputs", []):
+            text = "".join(o["text"]) if o.get("output_type") == "stream" else None
+            if text is None or "\r" not in text: outs.append(o); continue
+            raw = text.split("\n")                                  # a line a bar left blank (tqdm's leave=False) goes
+            shown, n = "\n".join(s for r in raw if (s := r.rsplit("\r", 1)[-1]).strip() or "\r" not in r), n + 1
+            if shown.strip(): o["text"] = shown.splitlines(keepends=True); outs.append(o)
+        if "outputs" in c: c["outputs"] = outs
+    return n
 
 
 def shrink_pngs(nb, limit:int=100_000) -> int:
