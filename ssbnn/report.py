@@ -364,7 +364,7 @@ def _plausible(metric:str, value:float) -> bool:
     return math.isfinite(value) and lo <= value <= hi
 
 def _record_problem(r) -> str|None:
-    "What is wrong with a saved run's record `r` (not a dict, a key missing, a metric that is no number), or None."
+    "What is wrong with a saved run's record `r` (not a dict, a key missing, a metric that is no number or out of its range), or None."
     if not isinstance(r, dict): return "is not a record"
     if lacks := [k for k in ("method", "labels", "seed") if k not in r]: return f"lacks {lacks[0]!r}"
     if odd := [k for k in ("labels", "seed") if not (is_number(r[k]) and float(r[k]).is_integer())]: return f"has {odd[0]} {r[odd[0]]!r}, not a whole number"

@@ -1,10 +1,11 @@
 """`make docs`: the documentation site without Quarto.
 
 nbdev processes the notebooks exactly as `nbdev_docs` would (show_doc blocks, hidden and flagged cells, backtick links;
-the sidebar is `nbs/sidebar.yml`, kept by hand in the order data flows) into `_proc/`; then `smalldocs`, a pure-Python renderer of `_quarto.yml` projects, renders that project
-into `_docs/`. Where Quarto is installed, `nbdev_docs` builds the hosted site from the same files (see
-.github/workflows/deploy.yaml). Pages keep their notebook names here (`04_elbo.html`); links that nbdev writes to the
-hosted pages (`https://<doc_host>/<baseurl>/elbo.html#...`) are pointed at the local pages so the site works offline.
+the sidebar is `nbs/sidebar.yml`, kept by hand in the order data flows) into `_proc/`; then `smalldocs`, a pure-Python
+renderer of `_quarto.yml` projects, renders that project into `_docs/`. Where Quarto is installed, `nbdev_docs` builds
+the hosted site from the same files (see .github/workflows/deploy.yaml). Pages keep their notebook names here
+(`04_elbo.html`); links that nbdev writes to the hosted pages (`https://<doc_host>/<baseurl>/elbo.html#...`) are pointed
+at the local pages so the site works offline.
 smalldocs loads KaTeX from a CDN; for the offline site the same KaTeX release is taken from the npm registry (`npm
 pack`, cached in `.cache/katex/`), copied into `_docs/_vendor/katex/` and the pages are pointed at it, so the maths
 renders without a network. The hosted Quarto site keeps Quarto's own maths.
