@@ -65,10 +65,10 @@ def test_every_notebook_has_a_page(site):
 
 
 def _hosted() -> str:
-    "The hosted site's address (settings.ini's doc_host and doc_baseurl), ending in '/'."
-    import configparser
-    c = configparser.ConfigParser(); c.read(ROOT / "settings.ini")
-    return c["DEFAULT"]["doc_host"].rstrip("/") + "/" + c["DEFAULT"]["doc_baseurl"].strip("/") + "/"
+    "The hosted site's address (settings.ini's doc_host and doc_baseurl, as nbdev reads them), ending in '/'."
+    from nbdev.config import get_config
+    c = get_config(path=ROOT)
+    return c.doc_host.rstrip("/") + "/" + c.doc_baseurl.strip("/") + "/"
 
 
 def test_internal_links_resolve(site):
