@@ -165,9 +165,10 @@ def _is_full(la) -> bool:
 
 @torch.no_grad()
 def stable_scale(la):
-    "Make a full-Hessian `la`'s posterior scale hold at any prior precision; other structures are left as they are."
-    if not _is_full(la): return la
-    try: la.posterior_scale                                   # laplace-torch's float32 Cholesky of H + lambda I
+    "Make a full-Hessian `la`'s posterior scale hold at any prior precision, and fast; other structures are left as they are."
+    from laplace.utils import invsqrt_precision
+    if not _is_full(la) or la._posterior_scale is not None: return la   # laplace-torch drops the scale when lambda changes
+    try: la._posterior_scale = invsqrt_precision(la.posterior_precision.double()).to(la.H.dtype)   # its Cholesky of H + lambda I, in float64
     except torch.linalg.LinAlgError:                          # lambda tiny against H, whose float32 rounding is slightly indefinite
         lam = la.prior_precision_diag.double()
         if not bool((lam == lam[0]).all()): raise
