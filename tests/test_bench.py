@@ -633,8 +633,13 @@ def test_laplace_predict_bench_agrees_with_laplace_torch_and_refuses_bad_sizes(t
     assert ok.returncode == 0, ok.stderr
     r = json.loads((tmp_path / "r.json").read_text())
     assert (r["params"], r["inputs"], r["device"]) == (27, 1500, "cpu") and r["max_abs_diff"] < 1e-5 and r["ssbnn_s"] > 0
-    bad = script("--classes", "1")
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "argument --classes: must be a whole number ≥ 2" in bad.stderr
+    assert (r["ggn_scale"], r["dtype"]) == (1., "float32") and r["scale_max_abs_diff"] < 1e-5 and r["scale_ssbnn_s"] > 0   # the two factorisations agree
+    tiny = script("--dim", "8", "--classes", "3", "--train", "30", "--inputs", "10", "--ggn-scale", "1e-16", "--device", "cpu", "--out", tmp_path / "t.json")
+    t = json.loads((tmp_path / "t.json").read_text())
+    assert tiny.returncode == 0 and t["ggn_scale"] == 1e-16 and t["scale_max_abs_diff"] < 1e-5 and t["max_abs_diff"] < 1e-5, tiny.stderr
+    for argv, message in ((["--classes", "1"], "argument --classes: must be a whole number ≥ 2"), (["--ggn-scale", "2"], "argument --ggn-scale: must be a finite number > 0 and ≤ 1")):
+        bad = script(*argv)
+        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and message in bad.stderr, bad.stderr
 
 
 def test_gpu_pieces_queue_outlives_its_call_and_each_wait_returns_one_piece(tmp_path):
