@@ -168,9 +168,10 @@ def report(result:dict, out:Path):
 def one_recipe(parts:list):
     "Refuse parts whose encoders were pretrained differently (epochs, task size, weight decay, wherever parts record them)."
     from ssbnn.report import differing
+    from ssbnn.experiments.active import _recipes
     made = [p["meta"].get("pretraining", {}) for p in parts]
     for enc in dict.fromkeys(e for m in made for e in m):
-        if d := differing([m.get(enc, {}) for m in made], ("epochs", "batch_size", "weight_decay")):
+        if d := differing([r for m in made for r in _recipes(m.get(enc, {}))], ("epochs", "batch_size", "weight_decay")):   # a merged part's each
             raise ValueError(f"these parts' encoders were pretrained differently ({enc} {d[0]}: {', '.join(map(str, d[1]))}); merge parts of one recipe")
 
 

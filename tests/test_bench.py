@@ -211,6 +211,14 @@ def test_active_parts_merge_into_one_result(tmp_path, capsys):
     assert res["meta"]["seeds_run"] == [0, 1] and res["meta"]["total_seconds"] == 20.0 and len(res["records"]) == 12
     assert "| 50 | +5.00 ± 0.00 | 2/2 |" in r.stdout and "| 70 | +5.00 ± 0.00 | 2/2 |" in r.stdout   # BALD's paired gain, every round up to 100
     assert {p.name for p in (tmp_path / "all").iterdir()} >= {"results.json", "active.md", "active.png"}
+    s4 = active_part(4); s4["meta"]["pretraining"] = {"ss-bnn": {"epochs": 50, "batch_size": 1000, "weight_decay": 5e-4, "seed": 4}}
+    (tmp_path / "s4").mkdir(); (tmp_path / "s4" / "results.json").write_text(json.dumps(s4))
+    again = run("--merge", tmp_path / "all", tmp_path / "s4", "--out", tmp_path / "all+s4")  # a merged result merges again, as a part
+    assert again.returncode == 0, again.stderr[-2000:]
+    more = json.loads((tmp_path / "all+s4" / "results.json").read_text())
+    assert more["meta"]["seeds_run"] == [0, 1, 4] and [p.get("seed") for p in more["meta"]["pretraining"]["ss-bnn"]] == [None, None, 4]
+    mixed = run("--merge", tmp_path / "all", tmp_path / "wd", "--out", tmp_path / "bad")   # its parts' recipes are compared too
+    assert mixed.returncode == 2 and "pretrained differently (ss-bnn weight_decay: 0.0005, 1e-06)" in mixed.stderr, mixed.stderr
     for args, message in (((tmp_path / "s0", tmp_path / "s0"), "the run method ss-bnn-bald, seed 0 is in parts 1 and 2"),
                           ((tmp_path / "s0", tmp_path / "step20"), "different protocols (step: 10 vs 20)"),
                           ((tmp_path / "s0", tmp_path / "wd"), "pretrained differently (ss-bnn weight_decay: 0.0005, 1e-06)"),

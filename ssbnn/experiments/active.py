@@ -411,6 +411,10 @@ def _acquisition_order(order, pool:int) -> bool:
     "Whether `order` is what a run's acquisitions are: a list of distinct whole-number indices into a pool of `pool` images."
     return isinstance(order, list) and all(type(i) is int and 0 <= i < pool for i in order) and len(set(order)) == len(order)
 
+def _recipes(made) -> list:
+    "An encoder's recipes in a meta.pretraining: a part's one, or the list a merged result keeps, one per part."
+    return made if isinstance(made, list) else [made]
+
 def _part_problem(res:dict) -> str|None:
     "What keeps an active-learning result set from merging (a hand-edited or foreign file), or None: its meta, methods, acquisitions and times."
     if bad := meta_problem(res, "the experiment's settings"): return bad
@@ -423,7 +427,8 @@ def _part_problem(res:dict) -> str|None:
     if odd := [k for k, v in res["acquired"].items() if not _acquisition_order(v, pool)]:
         return f"has acquired[{odd[0]!r}] that is not a list of distinct indices into its pool of {pool} images"
     made = meta.get("pretraining") or {}
-    if not (isinstance(made, dict) and all(isinstance(v, dict) for v in made.values())): return "has a meta.pretraining that is not a map from encoder to recipe"
+    if not (isinstance(made, dict) and all(isinstance(r, dict) for v in made.values() for r in _recipes(v))):
+        return "has a meta.pretraining that is not a map from encoder to recipe (or, merged, to recipes)"
     return None
 
 def merge_active(results:list[dict]) -> dict:
@@ -437,7 +442,8 @@ def merge_active(results:list[dict]) -> dict:
                        seeds_run=sorted({r["seed"] for r in out["records"]}),
                        config={k: v for k, v in out["meta"]["config"].items() if k not in ("seed", "seeds")})   # the first part's seeds: not the merge's
     made = [res["meta"].get("pretraining") or {} for res in results]            # what a caller recorded of its encoders (`about`)
-    if any(made): out["meta"]["pretraining"] = {e: [m[e] for m in made if e in m] for e in dict.fromkeys(e for m in made for e in m)}   # each part's, in order
+    if any(made): out["meta"]["pretraining"] = {e: [r for m in made if e in m for r in _recipes(m[e])]   # each part's, in order: a merge merges again
+                                                for e in dict.fromkeys(e for m in made for e in m)}
     return out
 
 # %% ../../nbs/experiments/04_active.ipynb #8f526951
