@@ -825,7 +825,7 @@ def test_gpu_pieces_salvage_ends_the_running_piece_and_returns_what_it_finished(
     filed = subprocess.run(["bash", str(ROOT / "tools" / "file_eval_parts.sh"), str(out)], capture_output=True, text=True,
                            env={**os.environ, "INTO": str(tmp_path / "parts")})
     assert filed.returncode == 0 and "salvaged: its finished runs only" in filed.stdout, filed.stdout + filed.stderr
-    for _ in range(50):                                                       # the queue starts nothing after it
+    for _ in range(300):                                                      # the queue starts nothing after it
         if (tmp_path / "keep" / "queue" / "finished").exists(): break
         time.sleep(0.2)
     r, out = _piece(tmp_path, "wait")
@@ -836,11 +836,16 @@ def test_gpu_pieces_salvage_ends_the_running_piece_and_returns_what_it_finished(
     time.sleep(2)
     r, out = _piece(tmp_path, "salvage", SALVAGE_WAIT="0")                   # not ended in time: its finished runs, as they are
     assert "did not end within 0 s" in r.stdout and len(_comes_back(out)) == 6, r.stdout
+    for _ in range(600):                                                      # the piece not waited for ends, and its queue with it
+        if (tmp_path / "keep" / "queue" / "finished").exists(): break         # (a queue refuses to start while one runs)
+        time.sleep(0.1)
     r, out = _piece(tmp_path, "queue", "laplace", "SEEDS=2 LABEL_SEEDS=3 evaluate", "rho", **env)   # the first ends before the salvage
+    assert r.returncode == 0, r.stdout
     log = tmp_path / "keep" / "queue" / "log"
-    for _ in range(300):                                                      # this queue's second piece begun (not the last queue's status)
+    for _ in range(600):                                                      # this queue's second piece begun (not the last queue's status)
         if log.exists() and "=== 2: SEEDS=2" in log.read_text(): break
         time.sleep(0.1)
+    else: raise AssertionError(f"the queue's second piece did not begin within 60 s: {log.read_text() if log.exists() else 'no log'}")
     time.sleep(1)
     r, out = _piece(tmp_path, "salvage")                                      # comes back first, as a wait would return it
     assert r.returncode == 0 and _comes_back(out) == ["laplace/laplace_predict.json"] and "1 of 3 pieces done, 1 returned" in r.stdout, r.stdout
