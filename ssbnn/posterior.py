@@ -190,8 +190,8 @@ def _class_covariances(la) -> Tensor:
     scale = stable_scale(la).posterior_scale                                 # S, Sigma = S S^T; laplace-torch drops it when lambda changes
     kept = getattr(la, "_class_covariances", None)
     if kept is not None and kept[0] is scale: return kept[1]
-    s = scale[_class_index(la.model.last_layer).to(scale.device)]            # (C, d+1, P): each class's rows of S
-    la._class_covariances = (scale, s @ s.transpose(1, 2))
+    s = scale[_class_index(la.model.last_layer).to(scale.device)].double()   # (C, d+1, P): each class's rows of S, in float64 (below)
+    la._class_covariances = (scale, (s @ s.transpose(1, 2)).to(scale.dtype))
     return la._class_covariances[1]
 
 @torch.no_grad()

@@ -119,12 +119,15 @@ def rho_network(model:nn.Module, x_a:Tensor, x_b:Tensor, # a network and the two
     if x_a.shape != x_b.shape: raise ValueError(f"x_a and x_b must hold one image each per pair, shapes alike; got {tuple(x_a.shape)} and {tuple(x_b.shape)}")
     if compile and vectorise: raise ValueError("compile=True compiles the networks run one by one; pass vectorise=False too")
     x = torch.cat([x_a, x_b]).to(next(model.parameters()).device)
-    total, p = 0., len(x_a)
-    with torch.no_grad(), torch.autocast(x.device.type, dtype=torch.bfloat16, enabled=amp):
-        for s in range(0, n_samples, batch):
-            k = min(batch, n_samples - s)
-            probs = torch.softmax(_logits(model, sample_params(model, k, prior, var, generator), k, x, vectorise, compile).float(), -1)   # (k, 2P, C)
-            total = total + (probs[:, :p] * probs[:, p:]).sum(-1).sum(0)
+    total, p, was = 0., len(x_a), model.training
+    model.eval()                                               # each image on its own: batch norm's running statistics, no dropout
+    try:
+        with torch.no_grad(), torch.autocast(x.device.type, dtype=torch.bfloat16, enabled=amp):
+            for s in range(0, n_samples, batch):
+                k = min(batch, n_samples - s)
+                probs = torch.softmax(_logits(model, sample_params(model, k, prior, var, generator), k, x, vectorise, compile).float(), -1)   # (k, 2P, C)
+                total = total + (probs[:, :p] * probs[:, p:]).sum(-1).sum(0)
+    finally: model.train(was)                                  # the caller's mode given back
     return total / n_samples
 
 # %% ../nbs/11_prior.ipynb #49003f59
