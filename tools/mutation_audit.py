@@ -24,7 +24,8 @@ two at once; 2 removed with the redundant checks they mutated), and 19 for the 6
 (one part, beside two reviews) and 15 for its 13 more (two parts; one survivor, its test mended and re-run)
 and 8 for 3 more (one part), and 4 for the 13 of 2026-11-29's second session with 4 for the 1 it rewrote (two
 parts, one at a time) and 2 for its 2 more with 1 rewritten (one part), and 1 for the 1 of 2026-11-29's third session with the 2 beside it
-re-run (one part) and 4 for its 2 more and 2 rewritten (two parts): 813 minutes of runs in all for the 1173.
+re-run (one part) and 4 for its 2 more and 2 rewritten (two parts)
+and 1 for its 2 more and 1 rewritten (one part): 814 minutes of runs in all for the 1175.
 `tests/test_mutants.py` checks that every mutant still applies to the notebooks as they are, so the list cannot
 quietly go stale.
 """
