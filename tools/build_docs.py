@@ -79,12 +79,10 @@ BENIGN = ("format commonmark is not built", "format.html.keep-md is ignored")
 def build(out:Path=ROOT / "_docs", strict:bool=True) -> Path:
     "Process the notebooks with nbdev and render the site with smalldocs into `out`; returns `out`."
     from nbdev.config import get_config
-    from nbdev.quarto import nbdev_sidebar
     from nbdev.serve import proc_nbs
     if importlib.util.find_spec("smalldocs") is None:
         raise SystemExit("make docs: smalldocs is not installed (it needs Python >= 3.11): pip install smalldocs, or nbdev_docs with Quarto")
     cfg = get_config()
-    nbdev_sidebar()                             # writes nothing: nbs/sidebar.yml is kept by hand (custom_sidebar)
     proc = Path(proc_nbs(force=True))
     localise(proc, cfg.doc_host + cfg.doc_baseurl)
     r = subprocess.run([str(Path(sys.executable).parent / "smalldocs"), "render", "--quiet", str(proc)], capture_output=True, text=True)
