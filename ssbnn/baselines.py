@@ -18,7 +18,7 @@ from .data import as_float, check_images, check_labelled
 from .augment import DigitsAugment
 from .models import DigitsCNN, Classifier
 from .features import encode
-from .posterior import LaplacePosterior, HessianStructure
+from .posterior import LaplacePosterior
 
 # %% auto #0
 __all__ = ['METHODS', 'Method', 'MAPConfig', 'train_map', 'check_parts', 'MAPClassifier', 'LastLayerLaplace', 'Average',
@@ -142,7 +142,7 @@ class MAPClassifier:
 class LastLayerLaplace:
     "Post-hoc last-layer Laplace approximation of a fitted MAP classifier, with the readout's settings."
     def __init__(self, map_model:MAPClassifier,
-                 hessian=None): # a `HessianStructure`; None: the readout's, full up to 10 classes, Kronecker-factored above
+                 hessian=None): # a `HessianStructure`; None: as the readout's, full up to 10 classes, Kronecker-factored above
         if not isinstance(map_model, MAPClassifier):
             raise TypeError(f"map_model must be a MAPClassifier, e.g. LastLayerLaplace(MAPClassifier()), got {type(map_model).__name__}")
         self.map, self.hessian, self.posterior = map_model, hessian, None
@@ -152,7 +152,7 @@ class LastLayerLaplace:
         x, y, xv, yv, c = check_labelled(x, y, val, num_classes)
         if self.map.model is None: self.map.fit(x, y, (xv, yv), c)
         enc = self.map.model.encoder
-        self.posterior = LaplacePosterior(hessian=self.hessian or HessianStructure.for_classes(c), head=self.map.model.head)
+        self.posterior = LaplacePosterior(hessian=self.hessian, head=self.map.model.head)
         self.posterior.fit(encode(enc, x), y, (encode(enc, xv), yv), c)
         return self
 

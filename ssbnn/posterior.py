@@ -127,11 +127,16 @@ class HessianStructure(str, Enum):
         "The paper's structure for `num_classes` classes: full up to 10, Kronecker-factored above (appendix B.1.2)."
         return cls.FULL if num_classes <= 10 else cls.KRON
 
+    @classmethod
+    def pick(cls, hessian, num_classes:int) -> "HessianStructure":
+        "The structure `hessian` names; None: the paper's for `num_classes` classes (`for_classes`)."
+        return cls.for_classes(num_classes) if hessian is None else as_option(cls, hessian, "hessian structure")
+
 _HARMLESS = ".*(link_approx|jit.script|deprecated).*"   # laplace-torch's import-time and probit-default warnings
 
-def make_laplace(head:nn.Linear, hessian="full"):
-    "An unfitted laplace-torch last-layer approximation of the readout `head` (GGN via the AsdlGGN backend)."
-    hessian = as_option(HessianStructure, hessian, "hessian structure")
+def make_laplace(head:nn.Linear, hessian=None):
+    "An unfitted laplace-torch last-layer approximation of the readout `head` (GGN via AsdlGGN); `hessian` None: by class count."
+    hessian = HessianStructure.pick(hessian, head.out_features)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_HARMLESS)
         from laplace import Laplace
@@ -147,7 +152,7 @@ def _loader(features:Tensor, y:Tensor, batch_size:int) -> DataLoader:
 
 def fit_laplace(head:nn.Linear, # the MAP readout
                 features:Tensor, y:Tensor, # training features (N,dim) and labels (N,)
-                hessian="full", # a `HessianStructure`
+                hessian=None, # a `HessianStructure`; None: full up to 10 classes, Kronecker-factored above
                 batch_size:int=1000, # features per batch
                ):
     "A fitted last-layer GGN Laplace approximation around `head`; set its prior precision with `search_prior_precision`."
@@ -345,7 +350,7 @@ def search_prior_precision(la, # a fitted laplace-torch last-layer approximation
 # %% ../nbs/09_posterior.ipynb #e4c1a7f6
 def marglik_readout(features:Tensor, y:Tensor, # training features (N,dim) and labels (N,)
                     num_classes:int,
-                    hessian="full", # a `HessianStructure` for the evidence
+                    hessian=None, # a `HessianStructure` for the evidence; None: by class count
                     epochs:int=100, # training epochs (Adam)
                     lr:float=1e-2, # Adam learning rate of the readout
                     frequency:int=10, # epochs between evidence updates of the prior precision
@@ -362,7 +367,7 @@ def marglik_readout(features:Tensor, y:Tensor, # training features (N,dim) and l
     loader = DataLoader(TensorDataset(features, y), batch_size=256, shuffle=True, generator=torch.Generator().manual_seed(seed))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_HARMLESS)
-        la, model, _, _ = marglik_training(nn.Sequential(nn.Identity(), head), loader, hessian_structure=as_option(HessianStructure, hessian, "hessian structure").value,
+        la, model, _, _ = marglik_training(nn.Sequential(nn.Identity(), head), loader, hessian_structure=HessianStructure.pick(hessian, num_classes).value,
                                            backend=AsdlGGN, prior_structure="scalar", n_epochs=epochs, marglik_frequency=frequency,
                                            optimizer_kwargs={"lr": lr}, progress_bar=False)
     return model[1].requires_grad_(False), float(la.prior_precision)
@@ -389,7 +394,7 @@ def map_readout(readout, # a `Readout`
                 features:Tensor, y:Tensor, # training features (N,dim) and labels (N,)
                 num_classes:int,
                 val=None, # (val_features, val_labels), needed by 'tuned'
-                probe:ProbeConfig|None=None, hessian="full") -> tuple[nn.Linear, float|None]:
+                probe:ProbeConfig|None=None, hessian=None) -> tuple[nn.Linear, float|None]:
     "The MAP readout found the `readout` way, and the prior precision that way chose (None for the probe)."
     readout = as_option(Readout, readout, "readout")
     if readout is Readout.PROBE: return linear_probe(features, y, num_classes, probe), None
@@ -429,19 +434,21 @@ def _check_settings(probe, grid=None, head=None):
 class LaplacePosterior:
     "Last-layer GGN Laplace posterior of a linear readout on cached features, with the probit predictive (the paper's Step II)."
     def __init__(self, readout="probe", # a `Readout`: how the MAP is found
-                 hessian="full", # a `HessianStructure`
+                 hessian=None, # a `HessianStructure`; None: the paper's for the class count, full up to 10, Kronecker-factored above
                  probe:ProbeConfig|None=None, # linear-probe settings (readout='probe')
                  grid:PriorGrid|None=None, # prior-precision candidates (readout 'probe' or 'tuned')
                  head:nn.Linear|None=None, # a MAP readout fitted elsewhere (e.g. a network's last layer): skips the readout step
                 ):
-        self.readout, self.hessian = as_option(Readout, readout, "readout"), as_option(HessianStructure, hessian, "hessian structure")
+        self.readout = as_option(Readout, readout, "readout")
+        self.hessian = None if hessian is None else as_option(HessianStructure, hessian, "hessian structure")
         _check_settings(probe, grid, head)
         self.probe, self.grid, self.head = probe or ProbeConfig(), grid or PriorGrid(), head
-        self.head_ = self._la = self.prior_precision_ = self.search_ = self.readout_precision_ = None
+        self.head_ = self._la = self.hessian_ = self.prior_precision_ = self.search_ = self.readout_precision_ = None
 
     def __repr__(self):
         state = f"prior precision {self.prior_precision_:.3g}" if self._la is not None else "not fitted"
-        return f"LaplacePosterior(readout={self.readout.value!r}, hessian={self.hessian.value!r}; {state})"
+        h = self.hessian_ or self.hessian                     # fitted: the structure used; unfitted: the setting (None: by class count)
+        return f"LaplacePosterior(readout={self.readout.value!r}, hessian={h and h.value!r}; {state})"
 
 @patch
 def fit(self:LaplacePosterior, features:Tensor, y:Tensor, # training features (N,dim) and labels (N,)
@@ -451,6 +458,7 @@ def fit(self:LaplacePosterior, features:Tensor, y:Tensor, # training features (N
     "MAP readout (unless a head was given), Laplace around it, prior precision by validation NLL or evidence; returns self."
     features = _check_features(features)
     c = _class_count(num_classes, y, self.head)
+    hessian = HessianStructure.pick(self.hessian, c)
     if self.head is not None:
         if self.head.in_features != features.shape[1]:
             raise ValueError(f"the head given takes {self.head.in_features} features but these have {features.shape[1]}")
@@ -459,11 +467,11 @@ def fit(self:LaplacePosterior, features:Tensor, y:Tensor, # training features (N
     needs_val = self.head is not None or self.readout is not Readout.MARGLIK
     val = _val_pair(val, c, features) if needs_val else None
     if self.head is not None: head, lam = self.head, None
-    else: head, lam = map_readout(self.readout, features, y, c, val, self.probe, self.hessian)
-    la = fit_laplace(head, features, y, self.hessian)
+    else: head, lam = map_readout(self.readout, features, y, c, val, self.probe, hessian)
+    la = fit_laplace(head, features, y, hessian)
     if needs_val: self.search_ = search_prior_precision(la, *val, self.grid)
     else: la.prior_precision, self.search_ = lam, None
-    self.head_, self._la, self.readout_precision_ = head, la, lam
+    self.head_, self._la, self.hessian_, self.readout_precision_ = head, la, hessian, lam
     self.prior_precision_ = float(la.prior_precision)
     return self
 
@@ -520,7 +528,8 @@ def info(self:LaplacePosterior) -> dict:
 def state_dict(self:LaplacePosterior) -> dict:
     "Settings, MAP readout, prior search and laplace-torch state: tensors and plain values only (safe to load)."
     _fitted(self)
-    return {"kind": "laplace", "readout": self.readout.value, "hessian": self.hessian.value, "probe": asdict(self.probe),
+    return {"kind": "laplace", "readout": self.readout.value, "hessian": self.hessian_.value,
+            "hessian_setting": self.hessian and self.hessian.value, "probe": asdict(self.probe),
             "grid": asdict(self.grid), "head": self.head_.state_dict(), "laplace": self._la.state_dict(),
             "prior_precision": self.prior_precision_, "readout_precision": self.readout_precision_,
             "search": None if self.search_ is None else self.search_._asdict()}
@@ -535,11 +544,13 @@ def _laplace_from_state(head:nn.Linear, hessian, state:dict):
 def load_state_dict(self:LaplacePosterior, state:dict, device=None) -> LaplacePosterior:
     "Restore a fitted posterior from `state_dict` (onto `device`, default the CPU); returns self."
     w = state["head"]["weight"]
-    self.readout, self.hessian = Readout(state["readout"]), HessianStructure(state["hessian"])
+    self.readout, self.hessian_ = Readout(state["readout"]), HessianStructure(state["hessian"])   # the structure fitted
+    setting = state.get("hessian_setting", state["hessian"])  # states saved before None was allowed: the structure itself
+    self.hessian = None if setting is None else HessianStructure(setting)
     self.probe, self.grid = ProbeConfig(**state["probe"]), PriorGrid(**state["grid"])
     head = nn.Linear(w.shape[1], w.shape[0]).to(device or "cpu", w.dtype)
     head.load_state_dict(state["head"])
-    la = _laplace_from_state(head, self.hessian, state["laplace"])
+    la = _laplace_from_state(head, self.hessian_, state["laplace"])
     search = state.get("search")                              # absent from states saved before it was kept
     self.head_, self._la, self.search_ = head, la, None if search is None else PriorSearch(**search)
     check_number("prior_precision", state["prior_precision"], low=0, open_low=True)   # what info() and the model card report
@@ -558,7 +569,8 @@ def __getstate__(self:LaplacePosterior) -> dict:
 def __setstate__(self:LaplacePosterior, state:dict):
     "Restore pickled attributes, rebuilding laplace-torch's object around the MAP readout."
     self.__dict__.update(state)
-    if isinstance(state.get("_la"), dict): self._la = _laplace_from_state(self.head_, self.hessian, state["_la"])
+    if "hessian_" not in state: self.hessian_ = self.hessian if self.head_ is not None else None   # pickled before it was kept
+    if isinstance(state.get("_la"), dict): self._la = _laplace_from_state(self.head_, self.hessian_, state["_la"])
 
 # %% ../nbs/09_posterior.ipynb #6ce3a21e
 @rebuildable
