@@ -122,6 +122,24 @@ def out_folder(prog:str, path, flag:str="--out"):
     return path
 
 
+def timer(device):
+    "A function timing `fn()` on the torch `device` (CUDA synchronised before and after): it returns (seconds, what `fn` returned)."
+    import torch
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    def timed(fn):
+        sync(); t = time.perf_counter(); out = fn(); sync()
+        return time.perf_counter() - t, out
+    return timed
+
+
+def show_record(record:dict, out=None):
+    "Print the JSON `record`, and write it to `out` (where given) whole or not at all."
+    from ssbnn._utils import atomic_write
+    text = json.dumps(record, indent=1)
+    if out: atomic_write(out, lambda p: p.write_text(text))
+    print(text)
+
+
 def device_tag(device) -> str:
     "A record file's device from a torch device or `ssbnn._utils.environment`'s name of it: a GPU's model ('H100' of 'NVIDIA H100 80GB HBM3'), else 'cpu' or 'mps'."
     if not isinstance(device, str):

@@ -12,9 +12,8 @@ predictive's cost does not depend on their values, but the float32 factorisation
 GGN as a saturated readout's (probabilities within about 1e-17 of 0 or 1) is small, and the float32 factorisation then
 runs through subnormal numbers, slow on a CPU. Writes JSON: seconds of each, the largest difference.
 """
-import json, time
 from pathlib import Path
-from common import fail, parser, number, check_device, out_file, command_line
+from common import fail, parser, number, check_device, out_file, command_line, timer, show_record
 
 PROG = "laplace_predict.py"
 
@@ -35,8 +34,8 @@ def main(argv=None):
     dev, out = check_device(PROG, a.device), out_file(PROG, a.out)
     import torch
     from ssbnn.posterior import fit_readout, fit_laplace, laplace_predict, stable_scale
-    from ssbnn._utils import atomic_write, environment
-    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    from ssbnn._utils import environment
+    timed = timer(dev)
     g = torch.Generator(dev).manual_seed(0)
     f, y = torch.randn(a.train, a.dim, device=dev, generator=g), torch.arange(a.train, device=dev) % a.classes
     q = torch.randn(a.inputs, a.dim, device=dev, generator=g)
@@ -44,10 +43,6 @@ def main(argv=None):
     from laplace.utils import invsqrt_precision                      # after fit_laplace, which silences laplace-torch's import warnings
     la.H = la.H * a.ggn_scale
     la.prior_precision = 1.
-
-    def timed(fn):
-        sync(); t = time.perf_counter(); out = fn(); sync()
-        return time.perf_counter() - t, out
     t_scale_lib, lib_scale = timed(lambda: invsqrt_precision(la.posterior_precision))   # laplace-torch's own, in H's dtype
     t_scale, scale = timed(lambda: stable_scale(la).posterior_scale)
     t_first, _ = timed(lambda: laplace_predict(la, q))                 # forms the class blocks
@@ -58,9 +53,7 @@ def main(argv=None):
               "scale_laplace_torch_s": t_scale_lib, "scale_ssbnn_s": t_scale, "scale_max_abs_diff": float((scale - lib_scale).abs().max()),
               "ssbnn_first_s": t_first, "ssbnn_s": t_ours, "laplace_torch_s": t_lib, "speedup": t_lib / t_ours,
               "max_abs_diff": float((ours - lib).abs().max()), "command": command_line(PROG, argv), **environment(dev)}
-    text = json.dumps(record, indent=1)
-    if out: atomic_write(out, lambda p_: p_.write_text(text))
-    print(text)
+    show_record(record, out)
 
 
 if __name__ == "__main__":

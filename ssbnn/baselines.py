@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_baselines.ipynb #63f3c0f9
 from __future__ import annotations
-import copy
+import copy, warnings
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Callable, ClassVar, NamedTuple
@@ -139,6 +139,14 @@ class MAPClassifier:
         return {"epochs": len(self.val_losses)}
 
 # %% ../nbs/10_baselines.ipynb #a12a4955
+def _fit_map(map_model:MAPClassifier, x, y, val, num_classes:int|None) -> tuple:
+    "Fit `map_model` on the labelled data unless it is fitted; the data checked (`check_labelled`), each warning about it said once."
+    fitted = map_model.model is not None
+    if not fitted: map_model.fit(x, y, val, num_classes)                 # checks the data first, saying what it finds
+    with warnings.catch_warnings():
+        if not fitted: warnings.simplefilter("ignore")                   # the same checks again: said already
+        return check_labelled(x, y, val, num_classes)
+
 class LastLayerLaplace:
     "Post-hoc last-layer Laplace approximation of a fitted MAP classifier, with the readout's settings."
     def __init__(self, map_model:MAPClassifier,
@@ -149,8 +157,7 @@ class LastLayerLaplace:
 
     def fit(self, x, y, val, num_classes:int|None=None):
         "Fit the GGN Laplace approximation of the MAP network's last layer on `x`, `y`; tune its prior on `val`."
-        x, y, xv, yv, c = check_labelled(x, y, val, num_classes)
-        if self.map.model is None: self.map.fit(x, y, (xv, yv), c)
+        x, y, xv, yv, c = _fit_map(self.map, x, y, val, num_classes)
         enc = self.map.model.encoder
         self.posterior = LaplacePosterior(hessian=self.hessian, head=self.map.model.head)
         self.posterior.fit(encode(enc, x), y, (encode(enc, xv), yv), c)
@@ -302,8 +309,7 @@ class SWAG:
 
     def fit(self, x, y, val, num_classes:int|None=None):
         "Collect SWAG moments for each learning rate and keep the one with the best validation NLL (each rate's in `val_nll_`)."
-        x, y, xv, yv, c = check_labelled(x, y, val, num_classes)
-        if self.map.model is None: self.map.fit(x, y, (xv, yv), c)
+        x, y, xv, yv, c = _fit_map(self.map, x, y, val, num_classes)
         dev = next(self.map.model.parameters()).device
         self.x_train = x.to(dev)
         best, cfg, self.val_nll_ = None, self.map.config, {}

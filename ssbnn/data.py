@@ -43,7 +43,11 @@ def check_images(x, name:str="x", keep_uint8:bool=False) -> Tensor:
         move = "np.transpose(x, (0, 3, 1, 2))" if numpy else "x.permute(0, 3, 1, 2)"
         raise ValueError(f"{name}: shape {tuple(x.shape)} looks channels-last; pass {move}")
     if 0 in x.shape[1:]: raise ValueError(f"{name} has an empty channel or pixel axis, shape {tuple(x.shape)}")
-    if x.dtype == torch.uint8: return x if keep_uint8 else x.float() / 255
+    if x.dtype == torch.uint8:
+        if x.numel() and (top := int(x.max())) <= 16:            # scikit-learn's digits are uint8-able on a 0..16 scale
+            warn_user(f"{name}: uint8 images whose largest value is {top} are read as 0..255 and come out nearly black; if they "
+                      f"are on another scale (scikit-learn's digits are 0..16), pass floats in [0, 1], e.g. x / 16")
+        return x if keep_uint8 else x.float() / 255
     if not x.is_floating_point():
         raise TypeError(f"{name} must be float images in [0, 1] or uint8, got dtype {x.dtype}")
     if not torch.isfinite(x).all(): raise ValueError(f"{name} contains NaN or inf values; clean or drop those images")

@@ -18,7 +18,7 @@ __all__ = ['accuracy', 'nll', 'ece', 'reliability', 'plot_reliability', 'predict
 def _check_probs(probs:Tensor, y:Tensor|None=None,
                  empty:bool=False, # allow N = 0 (a per-example score); a mean over no examples is NaN, so metrics refuse it
                 ) -> tuple:
-    "Check that `probs` is (N,C) and matches the labels `y`; returns both as tensors (numpy arrays are converted)."
+    "Check that `probs` is (N,C) and matches the labels `y`; returns both as tensors (numpy arrays converted, integers as float64)."
     probs = to_tensor(probs, "probabilities")
     if probs.ndim != 2: raise ValueError(f"probabilities must have shape (N, C), got {tuple(probs.shape)}")
     if not empty and len(probs) == 0: raise ValueError(f"probabilities are {tuple(probs.shape)}: no examples to score; pass at least one prediction")
@@ -31,7 +31,7 @@ def _check_probs(probs:Tensor, y:Tensor|None=None,
         if lo < 0 or hi > 1 + tol or off > tol:
             raise ValueError(f"probabilities must lie in [0, 1] and sum to 1 over the classes, but they range over "
                              f"[{lo:.3g}, {hi:.3g}] and a row's sum is off by {off:.3g}; for logits pass torch.softmax(logits, 1)")
-    return probs, y
+    return probs if probs.is_floating_point() else probs.double(), y   # one-hot 0/1 integers are probabilities too
 
 def accuracy(probs:Tensor, y:Tensor) -> float:
     "Fraction of the N examples whose most probable class is the label."
@@ -40,10 +40,10 @@ def accuracy(probs:Tensor, y:Tensor) -> float:
 
 # %% ../nbs/05_metrics.ipynb #fb5a0da3
 def nll(probs:Tensor, y:Tensor) -> float:
-    "Mean negative log-likelihood -log p(y|x); probabilities are floored at the dtype's smallest normal number."
+    "Mean negative log-likelihood -log p(y|x); probabilities floored at the dtype's smallest normal number, capped at 1 (rounding)."
     probs, y = _check_probs(probs, y)
     p = probs.gather(1, y.to(probs.device).long()[:, None]).squeeze(1)
-    return -torch.log(p.double().clamp_min(torch.finfo(probs.dtype).tiny)).mean().item()
+    return -torch.log(p.double().clamp(torch.finfo(probs.dtype).tiny, 1)).mean().item()   # 1.005 within the tolerance: no negative NLL
 
 # %% ../nbs/05_metrics.ipynb #4ba2ece4
 def _bin_index(conf:Tensor, n_bins:int) -> tuple[Tensor, int]:
@@ -99,8 +99,10 @@ def predictive_entropy(probs:Tensor) -> Tensor:
 def ood_auroc(probs_in:Tensor, probs_out:Tensor) -> float:
     "AUROC of the predictive entropy for telling OOD inputs (positives) from in-distribution inputs (scikit-learn's)."
     from sklearn.metrics import roc_auc_score
-    scores = torch.cat([predictive_entropy(probs_in), predictive_entropy(probs_out)]).double().cpu()
-    return float(roc_auc_score(torch.cat([torch.zeros(len(probs_in)), torch.ones(len(probs_out))]), scores))
+    h_in, h_out = predictive_entropy(probs_in), predictive_entropy(probs_out)
+    if not (len(h_in) and len(h_out)):                       # scikit-learn gives NaN with a warning
+        raise ValueError(f"ood_auroc needs in-distribution and OOD predictions both, got {len(h_in)} and {len(h_out)}; pass at least one of each")
+    return float(roc_auc_score(torch.cat([torch.zeros(len(h_in)), torch.ones(len(h_out))]), torch.cat([h_in, h_out]).double().cpu()))
 
 # %% ../nbs/05_metrics.ipynb #2f4b8c61
 def confidence(probs:Tensor) -> float:

@@ -203,7 +203,33 @@ def _class_covariances(la) -> Tensor:
 def _library_predict(la, features:Tensor, batch_size:int=1000) -> Tensor:
     "laplace-torch's own GLM probit predictive `(N,C)`, on a scale that holds: the reference `laplace_predict` is checked against."
     stable_scale(la)
+    batch_size = min(batch_size, max(1, 2**26 // (la.n_outputs * la.n_params)))   # its Jacobians (B,C,P): at most 256 MB in float32
     return torch.cat([la(features[i:i + batch_size], pred_type="glm", link_approx="probit") for i in range(0, len(features), batch_size)])
+
+def _is_factored(la) -> bool:
+    "Whether `la` is a diagonal or undamped Kronecker-factored last-layer GGN whose probit variances `_factored_variance` gives."
+    bias = la.model.last_layer.bias is not None
+    if torch.is_tensor(la.H): return la.H.ndim == 1                        # diag: the GGN's diagonal (P,)
+    ls = getattr(la.H, "eigenvalues", None)                               # kron: laplace-torch's KronDecomposed
+    return ls is not None and not la.H.damping and [len(f) for f in ls] == [2] + [1] * bias
+
+@torch.no_grad()
+def _factored_variance(la, features:Tensor, # features (M,dim)
+                       lams:Tensor, # prior precisions (G,)
+                      ) -> Tensor:
+    "Probit variances `(M,C,G)` (float64), diag of J (sH + lambda I)^-1 J^T, of a diag or kron `la` in its eigenbasis, for every lambda."
+    head, s = la.model.last_layer, float(la._H_factor)
+    (c, d), lams, f = head.weight.shape, lams.to(features.device, torch.float64), features.double()
+    if torch.is_tensor(la.H):                                             # diag: independent parameters
+        h = la.H.double()
+        var = torch.einsum("md,cdg->mcg", f.square(), 1 / (s * h[:c * d].reshape(c, d, 1) + lams))
+        return var + (1 / (s * h[c * d:, None] + lams))[None] if head.bias is not None else var
+    (q1, q2), (l1, l2) = [[t.double() for t in x] for x in (la.H.eigenvectors[0], la.H.eigenvalues[0])]   # weights: Q1 (C,C) x Q2 (d,d)
+    f2 = (f @ q2).square()                                                # (M,d): each input on Q2's eigenvectors
+    var = torch.einsum("ci,mig->mcg", q1.square(), torch.einsum("mk,ikg->mig", f2, 1 / (s * torch.outer(l1, l2)[..., None] + lams)))
+    if head.bias is None: return var
+    qb, lb = la.H.eigenvectors[1][0].double(), la.H.eigenvalues[1][0].double()   # the biases: one (C,C) factor
+    return var + (qb.square() @ (1 / (s * lb[:, None] + lams)))[None]
 
 @torch.no_grad()
 def laplace_predict(la, # a fitted laplace-torch approximation
@@ -212,12 +238,15 @@ def laplace_predict(la, # a fitted laplace-torch approximation
                    ) -> Tensor:
     "Predictive probabilities `(N,C)` from the linearised (GLM) predictive with the extended probit approximation (Eq. L2)."
     _check_width(features, la.model.last_layer.in_features); check_number("batch_size", batch_size, low=1, integer=True)
-    if not _is_full(la): return _library_predict(la, features, batch_size)  # diag, kron: laplace-torch's own
-    head, cov, out = la.model.last_layer, _class_covariances(la), []
+    lam, full = la.prior_precision, _is_full(la)
+    if not (full or (_is_factored(la) and lam.numel() == 1)): return _library_predict(la, features, batch_size)   # laplace-torch's own
+    head, cov, out = la.model.last_layer, _class_covariances(la) if full else None, []
     for i in range(0, len(features), batch_size):
         f = features[i:i + batch_size]
-        phi = f if head.bias is None else torch.cat([f, torch.ones_like(f[:, :1])], 1)
-        var = ((phi @ cov) * phi).sum(-1).T                                  # (B,C): the diagonal of J Sigma J^T, class by class
+        if full:
+            phi = f if head.bias is None else torch.cat([f, torch.ones_like(f[:, :1])], 1)
+            var = ((phi @ cov) * phi).sum(-1).T                              # (B,C): the diagonal of J Sigma J^T, class by class
+        else: var = _factored_variance(la, f, lam.reshape(1))[..., 0].to(f.dtype)   # diag, kron: in their eigenbases
         out.append(torch.softmax(head(f) / torch.sqrt(1 + math.pi / 8 * var), 1))
     return torch.cat(out)
 
@@ -281,6 +310,12 @@ def ggn_eigh(la) -> tuple[Tensor, Tensor]:
     v[idx.reshape(-1)] = torch.einsum("dr,arp->adp", q, u.reshape(c, n, -1)).reshape(c * D, -1)
     return e, v
 
+def _nll_sum(logits:Tensor, var:Tensor, y:Tensor) -> Tensor:
+    "Summed NLL `(G,)` (float64) of the probit predictive at every candidate, from logits `(M,C)`, variances `(M,C,G)`, labels `(M,)`."
+    mu = logits.double()[..., None]
+    logp = torch.log_softmax(mu / torch.sqrt(1 + math.pi / 8 * var), 1)
+    return -logp.gather(1, y[:, None, None].expand(-1, 1, var.shape[2])).squeeze(1).sum(0)
+
 @torch.no_grad()
 def _probit_nll_full(la, features:Tensor, y:Tensor, grid:Tensor, chunk:int=2**22,
                      eig=None, # `ggn_eigh(la)`, if already computed
@@ -300,27 +335,37 @@ def _probit_nll_full(la, features:Tensor, y:Tensor, grid:Tensor, chunk:int=2**22
         if v.shape[1] < len(v):                                               # ... plus what lies outside V, where H is 0
             rest = f.square().sum(1, keepdim=True) + (head.bias is not None) - proj.square().sum(-1)
             var = var + rest.clamp_min(0)[..., None] / grid
-        mu = head(features[i:i + step]).double()[..., None]
-        logp = torch.log_softmax(mu / torch.sqrt(1 + math.pi / 8 * var), 1)
-        total += -logp.gather(1, y[i:i + step, None, None].expand(-1, 1, len(grid))).squeeze(1).sum(0)
+        total += _nll_sum(head(features[i:i + step]), var, y[i:i + step])
+    return (total / len(features)).cpu()
+
+@torch.no_grad()
+def _probit_nll_factored(la, features:Tensor, y:Tensor, grid:Tensor, chunk:int=2**22) -> Tensor:
+    "`probit_nll` for a diag or kron readout in closed form, in the Hessian's eigenbasis: one pass scores every candidate."
+    head, y, total = la.model.last_layer, y.to(features.device).long(), 0
+    step = max(1, chunk // (la.n_outputs * len(grid)))
+    for i in range(0, len(features), step):
+        f = features[i:i + step]
+        total = total + _nll_sum(head(f), _factored_variance(la, f, grid), y[i:i + step])
     return (total / len(features)).cpu()
 
 # %% ../nbs/09_posterior.ipynb #4e0b7a35
 class PriorEdgeWarning(UserWarning):
     "The tuned prior precision sits at an end of its grid: the validation set asks for more than the grid offers."
 
-def _edge_message(search:PriorSearch) -> str:
-    "What a pick at the top or the bottom of the grid means."
+def _edge_message(search:PriorSearch, n_val:int, n_classes:int) -> str:
+    "What a pick at the top or the bottom of the grid means, and that fewer validation examples than classes say little."
+    few = (f"; but {n_val} validation example{'s' * (n_val > 1)}, fewer than the {n_classes} classes, say little about it: hold out more"
+           if n_val < n_classes else "")
     if search.precision == search.grid[-1].item():
         return (f"the validation NLL still falls at the largest prior precision tried ({search.precision:.3g}): the Laplace "
-                "posterior collapses onto its MAP, which is not over-confident on the validation set")
+                f"posterior collapses onto its MAP, which is not over-confident on the validation set{few}")
     return (f"the validation NLL still falls at the smallest prior precision tried ({search.precision:.3g}): the validation "
-            "set asks for a posterior as wide as the grid allows; check the MAP readout (is it worse than chance?)")
+            f"set asks for a posterior as wide as the grid allows; check the MAP readout (is it worse than chance?){few}")
 
 def search_prior_precision(la, # a fitted laplace-torch last-layer approximation; its prior precision is set
                            val_features:Tensor, val_y:Tensor, # validation features (M,dim) and labels (M,)
                            grid:PriorGrid|None=None, # candidates and how to extend them
-                           exhaustive:bool=False, # True: evaluate every candidate with `probit_nll` even for a full Hessian
+                           exhaustive:bool=False, # True: evaluate every candidate with `probit_nll` even where a closed form applies
                           ) -> PriorSearch:
     "Set `la`'s prior precision to the candidate with the lowest validation NLL (probit); extend the grid past an edge."
     if grid is not None and not isinstance(grid, PriorGrid): raise TypeError(f"grid must be a PriorGrid, e.g. PriorGrid(low=-2, high=4); got {type(grid).__name__}")
@@ -330,6 +375,7 @@ def search_prior_precision(la, # a fitted laplace-torch last-layer approximation
     if full and not exhaustive:                                               # one eigendecomposition for every extension
         eig = ggn_eigh(la)
         score = lambda *a: _probit_nll_full(*a, eig=eig)
+    elif _is_factored(la) and not exhaustive: score = _probit_nll_factored   # diag, kron: in their own eigenbases
     else: score = probit_nll
     lo, hi = grid.low, grid.high
     cand = grid.values()
@@ -343,7 +389,7 @@ def search_prior_precision(la, # a fitted laplace-torch last-layer approximation
         cand, nlls = (torch.cat([new, cand]), torch.cat([s, nlls])) if k == 0 else (torch.cat([cand, new]), torch.cat([nlls, s]))
     k = int(nlls.argmin())
     out = PriorSearch(cand[k].item(), cand, nlls, k in (0, len(cand) - 1))
-    if out.on_edge: warn_user(_edge_message(out), PriorEdgeWarning)
+    if out.on_edge: warn_user(_edge_message(out, len(val_y), la.n_outputs), PriorEdgeWarning)
     la.prior_precision = out.precision
     return out
 
@@ -466,6 +512,9 @@ def fit(self:LaplacePosterior, features:Tensor, y:Tensor, # training features (N
     y = check_labels(y, n=len(features), num_classes=c).to(features.device)
     needs_val = self.head is not None or self.readout is not Readout.MARGLIK
     val = _val_pair(val, c, features) if needs_val else None
+    if val is not None and val[0].shape == features.shape and torch.equal(val[0], features):
+        warn_user("val holds the training features: a prior precision tuned on them collapses the posterior onto the MAP, "
+                  "which fits them; hold out validation examples the readout is not fitted on")
     if self.head is not None: head, lam = self.head, None
     else: head, lam = map_readout(self.readout, features, y, c, val, self.probe, hessian)
     la = fit_laplace(head, features, y, hessian)

@@ -650,6 +650,17 @@ def test_laplace_predict_bench_agrees_with_laplace_torch_and_refuses_bad_sizes(t
         assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and message in bad.stderr, bad.stderr
 
 
+def test_laplace_factored_bench_agrees_with_laplace_torch(tmp_path, capsys):
+    "bench/laplace_factored.py: ssbnn's closed forms (Kronecker factors, diagonals) give laplace-torch's predictive and search NLLs."
+    script = _in_process("laplace_factored.py", capsys)
+    for hessian in ("kron", "diag"):
+        ok = script("--dim", "8", "--classes", "12", "--train", "60", "--inputs", "40", "--val", "30", "--hessian", hessian, "--device", "cpu",
+                    "--out", tmp_path / f"{hessian}.json")
+        r = json.loads((tmp_path / f"{hessian}.json").read_text())
+        assert ok.returncode == 0 and (r["hessian"], r["params"], r["candidates"]) == (hessian, 108, 41), ok.stderr
+        assert r["max_abs_diff"] < 1e-5 and r["search_nll_max_abs_diff"] < 1e-5 and r["pick"] == r["pick_exhaustive"], r
+
+
 def test_gpu_pieces_queue_outlives_its_call_and_each_wait_returns_one_piece(tmp_path):
     import re, time
     r, out = _piece(tmp_path, "wait")
@@ -1006,6 +1017,8 @@ def test_scripts_refuse_bad_input_in_one_line_before_any_work(tmp_path, capsys):
                                    (g + ["--dump-features", str(user)], "--dump-features " + str(user) + " is a file"), (g, "junk.npz")],
              "laplace_predict.py": [(["--device", "gpu"], "--device gpu"), (["--out", str(folder)], "is a folder"),
                                     (["--out", str(user)], "exists and is not a record of laplace_predict.py"), (["--dim", "nan"], "argument --dim")],
+             "laplace_factored.py": [(["--hessian", "full"], "argument --hessian: invalid choice: 'full'"), (["--val", "0"], "argument --val"),
+                                     (["--out", str(user)], "exists and is not a record of laplace_factored.py"), (["--device", "gpu"], "--device gpu")],
              "jpeg_distortion.py": [(g + ["--out", str(user)], "exists and is not a record of jpeg_distortion.py")],
              "digits_map_calibration.py": [(["--budgets", "10,foo"], "--budgets: budget 'foo' is not a number"), (["--seeds", "0"], "argument --seeds"),
                                            (["--out", str(user)], "exists and is not a record of digits_map_calibration.py"), (["--out", str(folder)], "is a folder"),
