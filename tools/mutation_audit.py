@@ -25,7 +25,8 @@ two at once; 2 removed with the redundant checks they mutated), and 19 for the 6
 and 8 for 3 more (one part), and 4 for the 13 of 2026-11-29's second session with 4 for the 1 it rewrote (two
 parts, one at a time) and 2 for its 2 more with 1 rewritten (one part), and 1 for the 1 of 2026-11-29's third session with the 2 beside it
 re-run (one part) and 4 for its 2 more and 2 rewritten (two parts)
-and 1 for its 2 more and 1 rewritten (one part): 814 minutes of runs in all for the 1175.
+and 1 for its 2 more and 1 rewritten (one part), and 4 for the 7 of 2026-11-29's fourth session with the 3 it
+rewrote (one part) and 6 for its 18 more with 2 rewritten (one part): 824 minutes of runs in all for the 1200.
 `tests/test_mutants.py` checks that every mutant still applies to the notebooks as they are, so the list cannot
 quietly go stale.
 """
