@@ -88,6 +88,9 @@ def check_labelled(x, y, # training images (N,C,H,W) and labels (N,)
     x = check_images(x)
     y = check_labels(y, n=len(x))
     if num_classes is not None: check_number("num_classes", num_classes, low=2, integer=True)
+    if len(x) > 1 and torch.equal(x.amax(0), x.amin(0)):                  # e.g. zeros, or one image broadcast
+        warn_user(f"x holds {len(x)} copies of one image: no classifier can learn from them (and SWAG's batch-norm refresh "
+                  f"over them makes confident guesses); check how the images were loaded")
     if val is None and not val_needed:
         c = class_count(num_classes, y)
         return x, check_labels(y, num_classes=c), None, None, c
