@@ -26,7 +26,8 @@ and 8 for 3 more (one part), and 4 for the 13 of 2026-11-29's second session wit
 parts, one at a time) and 2 for its 2 more with 1 rewritten (one part), and 1 for the 1 of 2026-11-29's third session with the 2 beside it
 re-run (one part) and 4 for its 2 more and 2 rewritten (two parts)
 and 1 for its 2 more and 1 rewritten (one part), and 4 for the 7 of 2026-11-29's fourth session with the 3 it
-rewrote (one part) and 6 for its 18 more with 2 rewritten (one part): 824 minutes of runs in all for the 1200.
+rewrote (one part) and 6 for its 18 more with 2 rewritten (one part) and 0.1 for 1 more: 824 minutes of runs in all for
+the 1201.
 `tests/test_mutants.py` checks that every mutant still applies to the notebooks as they are, so the list cannot
 quietly go stale.
 """
